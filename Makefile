@@ -1,0 +1,55 @@
+# User entry points. Everything installs and builds what it needs:
+#   sudo make testbed    the BCube paper's testbed (BCube_1, n=4) on Mininet
+#   sudo make test       every test: C unit tests (sanitized), CLI and integration tests
+SHELL := /bin/bash
+BUILD      ?= build
+TEST_BUILD ?= build-test
+JOBS       ?= $(shell nproc)
+PYTHON     := /usr/bin/python3
+
+# Debian 12 packages the project needs; nothing comes from pip.
+APT_PACKAGES := build-essential cmake pkg-config check libev-dev libnl-3-dev libnl-route-3-dev \
+                libpcap-dev openvswitch-switch mininet iperf3 ethtool iproute2 procps tcpdump \
+                python3-pytest python3-matplotlib
+
+.PHONY: all deps build test test-unit bench clean help
+
+all: build
+
+help:
+	@echo "sudo make testbed   bring up the emulated testbed (TOPO=\"bcube n=4 k=1\")"
+	@echo "sudo make test      run every test"
+	@echo "make build          build dcn-topo and the library (Release, in $(BUILD)/)"
+	@echo "make bench          run the benchmarks"
+	@echo "sudo make deps      install the Debian packages"
+
+deps:
+	@missing=""; for p in $(APT_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -z "$$missing" ]; then echo "deps: all $(words $(APT_PACKAGES)) packages present"; \
+	else \
+	  if [ "$$(id -u)" != 0 ]; then echo "deps: missing$$missing; run 'sudo make deps'" >&2; exit 1; fi; \
+	  echo "deps: installing$$missing"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+
+build: deps
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null
+	@cmake --build $(BUILD) -j $(JOBS)
+
+$(TEST_BUILD)/CMakeCache.txt:
+	@cmake -S . -B $(TEST_BUILD) -DCMAKE_BUILD_TYPE=Debug -DDCN_SANITIZE=ON >/dev/null
+
+test-unit: deps $(TEST_BUILD)/CMakeCache.txt
+	@cmake -S . -B $(TEST_BUILD) >/dev/null
+	@cmake --build $(TEST_BUILD) -j $(JOBS)
+	@cd $(TEST_BUILD) && ctest --output-on-failure -j $(JOBS)
+
+test: test-unit
+
+bench: build
+	@for b in $(BUILD)/tests/bench/bench_*; do [ -x "$$b" ] && "$$b"; done; true
+
+clean:
+	rm -rf $(BUILD) $(TEST_BUILD)

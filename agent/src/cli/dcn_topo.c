@@ -1,0 +1,428 @@
+/* dcn-topo: the command-line window on the topology and routing library. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "topo/bfs.h"
+#include "topo/family.h"
+#include "topo/json.h"
+#include "topo/topo.h"
+
+#define EXIT_USAGE 2
+#define MAX_WORDS 512
+
+static void usage(FILE *out)
+{
+    fputs("usage: dcn-topo export FAMILY key=value...\n"
+          "       dcn-topo paths  FAMILY key=value... SRC DST [--algo NAME] [--fail-node NODE]...\n"
+          "                       [--fail-link NODE,NODE]... [--seed N]\n"
+          "       dcn-topo stats  FAMILY key=value... [--bfs-limit N]\n"
+          "       dcn-topo families\n"
+          "Nodes are named as in `dcn-topo export` (or #ID). Output is JSON on stdout.\n",
+          out);
+}
+
+static void write_params(dcn_json *j, const dcn_topo *t)
+{
+    const dcn_family *fam = t->family;
+    dcn_json_obj_begin(j, "params");
+    for (int i = 0; i < fam->n_params; i++) {
+        if (fam->params[i].type == DCN_PARAM_DIMS) {
+            dcn_json_arr_begin(j, fam->params[i].name);
+            for (long d = 0; d < t->params.value[i]; d++)
+                dcn_json_int(j, NULL, t->params.dims[i][d]);
+            dcn_json_arr_end(j);
+        } else {
+            dcn_json_int(j, fam->params[i].name, t->params.value[i]);
+        }
+    }
+    dcn_json_obj_end(j);
+}
+
+static const char *link_kind(const dcn_topo *t, uint32_t a, uint32_t b)
+{
+    dcn_node_kind ka = dcn_kind(t, a), kb = dcn_kind(t, b);
+    if (ka == DCN_SERVER && kb == DCN_SERVER)
+        return "server-server";
+    if (ka == DCN_SWITCH && kb == DCN_SWITCH)
+        return "switch-switch";
+    return "server-switch";
+}
+
+static int cmd_export(const dcn_topo *t)
+{
+    dcn_json j;
+    char name[DCN_NAME_MAX], other[DCN_NAME_MAX];
+    dcn_json_init(&j, stdout, 2);
+    dcn_json_obj_begin(&j, NULL);
+    dcn_json_str(&j, "family", t->family->name);
+    write_params(&j, t);
+    for (int kind = 0; kind < 2; kind++) {
+        dcn_json_arr_begin(&j, kind ? "switches" : "servers");
+        uint32_t first = kind ? t->n_servers : 0, last = kind ? dcn_n_nodes(t) : t->n_servers;
+        for (uint32_t v = first; v < last; v++) {
+            dcn_node_name(t, v, name, sizeof name);
+            dcn_json_obj_begin(&j, NULL);
+            dcn_json_int(&j, "id", v);
+            dcn_json_str(&j, "name", name);
+            dcn_json_int(&j, "ports", dcn_nports(t, v));
+            dcn_json_obj_end(&j);
+        }
+        dcn_json_arr_end(&j);
+    }
+    dcn_json_arr_begin(&j, "links");
+    for (uint32_t v = 0; v < dcn_n_nodes(t); v++)
+        for (uint16_t p = 0; p < dcn_nports(t, v); p++) {
+            dcn_end e = dcn_peer(t, v, p);
+            if (e.node == DCN_NONE || e.node < v || (e.node == v && e.port < p))
+                continue;
+            dcn_node_name(t, v, name, sizeof name);
+            dcn_node_name(t, e.node, other, sizeof other);
+            dcn_json_obj_begin(&j, NULL);
+            dcn_json_str(&j, "a", name);
+            dcn_json_int(&j, "a_port", p);
+            dcn_json_str(&j, "b", other);
+            dcn_json_int(&j, "b_port", e.port);
+            dcn_json_str(&j, "kind", link_kind(t, v, e.node));
+            dcn_json_obj_end(&j);
+        }
+    dcn_json_arr_end(&j);
+    dcn_json_obj_end(&j);
+    dcn_json_end(&j);
+    return 0;
+}
+
+static uint32_t lookup_or_die(const dcn_topo *t, const char *name, int want_server)
+{
+    uint32_t v = dcn_node_lookup(t, name);
+    if (v == DCN_NONE) {
+        fprintf(stderr, "dcn-topo: no node named '%s' in this %s\n", name, t->family->name);
+        return DCN_NONE;
+    }
+    if (want_server && dcn_kind(t, v) != DCN_SERVER) {
+        fprintf(stderr, "dcn-topo: '%s' is a switch; paths run between servers\n", name);
+        return DCN_NONE;
+    }
+    return v;
+}
+
+static int add_failed_link(const dcn_topo *t, dcn_failures *f, const char *spec)
+{
+    char buf[2 * DCN_NAME_MAX + 2];
+    const char *comma = strchr(spec, ',');
+    if (!comma || strlen(spec) >= sizeof buf) {
+        fprintf(stderr, "dcn-topo: --fail-link takes NODE,NODE, not '%s'\n", spec);
+        return -1;
+    }
+    strcpy(buf, spec);
+    buf[comma - spec] = '\0';
+    uint32_t a = lookup_or_die(t, buf, 0), b = lookup_or_die(t, buf + (comma - spec) + 1, 0);
+    if (a == DCN_NONE || b == DCN_NONE)
+        return -1;
+    if (dcn_fail_link(f, t, a, b) < 0) {
+        fprintf(stderr, "dcn-topo: --fail-link %s: the two nodes are not cabled together\n", spec);
+        return -1;
+    }
+    return 0;
+}
+
+static void write_path(dcn_json *j, const dcn_topo *t, const dcn_path *p)
+{
+    char name[DCN_NAME_MAX];
+    dcn_json_arr_begin(j, NULL);
+    for (uint32_t i = 0; i < p->len; i++) {
+        dcn_node_name(t, p->node[i], name, sizeof name);
+        dcn_json_str(j, NULL, name);
+    }
+    dcn_json_arr_end(j);
+}
+
+static int cmd_paths(const dcn_topo *t, const char *srcname, const char *dstname, const char *algo_name,
+                     char **fail_nodes, int n_fail_nodes, char **fail_links, int n_fail_links, unsigned long seed)
+{
+    const dcn_algo *algo = dcn_family_algo(t->family, algo_name);
+    if (!algo) {
+        fprintf(stderr, "dcn-topo: %s has no algorithm '%s' (algorithms:", t->family->name, algo_name);
+        for (int i = 0; i < t->family->n_algos; i++)
+            fprintf(stderr, " %s", t->family->algos[i].name);
+        fprintf(stderr, " shortest)\n");
+        return EXIT_USAGE;
+    }
+    uint32_t src = lookup_or_die(t, srcname, 1), dst = lookup_or_die(t, dstname, 1);
+    if (src == DCN_NONE || dst == DCN_NONE)
+        return EXIT_USAGE;
+    if (src == dst) {
+        fprintf(stderr, "dcn-topo: SRC and DST are the same server\n");
+        return EXIT_USAGE;
+    }
+    dcn_failures f;
+    if (dcn_failures_init(&f, t) < 0) {
+        fprintf(stderr, "dcn-topo: out of memory\n");
+        return 1;
+    }
+    int rc = EXIT_USAGE;
+    for (int i = 0; i < n_fail_nodes; i++) {
+        uint32_t v = lookup_or_die(t, fail_nodes[i], 0);
+        if (v == DCN_NONE)
+            goto out;
+        dcn_fail_node(&f, v);
+    }
+    for (int i = 0; i < n_fail_links; i++)
+        if (add_failed_link(t, &f, fail_links[i]) < 0)
+            goto out;
+    dcn_rng rng;
+    dcn_rng_seed(&rng, seed);
+    dcn_route_ctx ctx = {(n_fail_nodes || n_fail_links) ? &f : NULL, &rng};
+    dcn_pathset *set = calloc(1, sizeof *set);
+    if (!set) {
+        rc = 1;
+        goto out;
+    }
+    int n = algo->fn(t, src, dst, &ctx, set);
+    if (n < 0) {
+        fprintf(stderr, "dcn-topo: %s %s failed for %s -> %s\n", t->family->name, algo->name, srcname, dstname);
+        rc = 1;
+    } else {
+        dcn_json j;
+        dcn_json_init(&j, stdout, 1);
+        dcn_json_obj_begin(&j, NULL);
+        dcn_json_str(&j, "family", t->family->name);
+        dcn_json_str(&j, "algo", algo->name);
+        dcn_json_arr_begin(&j, "paths");
+        for (uint32_t i = 0; i < set->count; i++)
+            write_path(&j, t, &set->path[i]);
+        dcn_json_arr_end(&j);
+        dcn_json_obj_end(&j);
+        dcn_json_end(&j);
+        rc = 0;
+    }
+    free(set);
+out:
+    dcn_failures_free(&f);
+    return rc;
+}
+
+static void write_distances(dcn_json *j, const char *key, const uint64_t *hist, uint32_t maxd, uint64_t pairs,
+                            int connected)
+{
+    double sum = 0;
+    for (uint32_t d = 0; d <= maxd; d++)
+        sum += (double)d * (double)hist[d];
+    dcn_json_obj_begin(j, key);
+    if (connected)
+        dcn_json_int(j, "diameter", maxd);
+    else
+        dcn_json_null(j, "diameter");
+    dcn_json_num(j, "mean", pairs ? sum / (double)pairs : 0);
+    dcn_json_arr_begin(j, "histogram");
+    for (uint32_t d = 0; d <= maxd; d++)
+        dcn_json_int(j, NULL, (long long)hist[d]);
+    dcn_json_arr_end(j);
+    dcn_json_obj_end(j);
+}
+
+static int cmd_stats(const dcn_topo *t, unsigned long bfs_limit)
+{
+    dcn_json j;
+    dcn_json_init(&j, stdout, 2);
+    dcn_json_obj_begin(&j, NULL);
+    dcn_json_str(&j, "family", t->family->name);
+    write_params(&j, t);
+    dcn_json_int(&j, "servers", t->n_servers);
+    dcn_json_int(&j, "switches", t->n_switches);
+    uint64_t kinds[3] = {0, 0, 0}, used_ports = 0;
+    for (uint32_t v = 0; v < dcn_n_nodes(t); v++)
+        for (uint16_t p = 0; p < dcn_nports(t, v); p++) {
+            dcn_end e = dcn_peer(t, v, p);
+            if (e.node == DCN_NONE)
+                continue;
+            used_ports++;
+            if (e.node > v || (e.node == v && e.port > p))
+                kinds[dcn_kind(t, v) + dcn_kind(t, e.node)]++;
+        }
+    dcn_json_int(&j, "links", (long long)t->n_links);
+    dcn_json_obj_begin(&j, "links_by_kind");
+    dcn_json_int(&j, "server-server", (long long)kinds[0]);
+    dcn_json_int(&j, "server-switch", (long long)kinds[1]);
+    dcn_json_int(&j, "switch-switch", (long long)kinds[2]);
+    dcn_json_obj_end(&j);
+    dcn_json_int(&j, "free_ports", (long long)(t->port_base[dcn_n_nodes(t)] - used_ports));
+    dcn_json_str(&j, "paper_metric", t->family->metric == DCN_METRIC_LINKS ? "links" : "server_hops");
+    if (t->family->formulas) {
+        dcn_json_obj_begin(&j, "formulas");
+        t->family->formulas(t, &j);
+        dcn_json_obj_end(&j);
+    }
+    if (t->n_servers <= bfs_limit) {
+        uint32_t ns = t->n_servers;
+        uint32_t *links = malloc(ns * sizeof *links), *hops = malloc(ns * sizeof *hops);
+        uint64_t *hl = calloc(DCN_PATH_MAX + 1, sizeof *hl), *hh = calloc(DCN_PATH_MAX + 1, sizeof *hh);
+        if (!links || !hops || !hl || !hh) {
+            fprintf(stderr, "dcn-topo: out of memory\n");
+            return 1;
+        }
+        uint32_t ml = 0, mh = 0;
+        uint64_t pairs = 0;
+        int connected = 1;
+        for (uint32_t s = 0; s < ns; s++) {
+            dcn_bfs_server_distances(t, s, NULL, links, hops);
+            for (uint32_t d = 0; d < ns; d++) {
+                if (d == s)
+                    continue;
+                if (links[d] == UINT32_MAX || links[d] > DCN_PATH_MAX) {
+                    connected = 0;
+                    continue;
+                }
+                pairs++;
+                hl[links[d]]++;
+                hh[hops[d]]++;
+                ml = links[d] > ml ? links[d] : ml;
+                mh = hops[d] > mh ? hops[d] : mh;
+            }
+        }
+        dcn_json_obj_begin(&j, "bfs");
+        dcn_json_int(&j, "ordered_pairs", (long long)pairs);
+        dcn_json_str(&j, "connected", connected ? "yes" : "no");
+        write_distances(&j, "links", hl, ml, pairs, connected);
+        write_distances(&j, "server_hops", hh, mh, pairs, connected);
+        dcn_json_obj_end(&j);
+        free(links);
+        free(hops);
+        free(hl);
+        free(hh);
+    } else {
+        dcn_json_null(&j, "bfs");
+    }
+    dcn_json_obj_end(&j);
+    dcn_json_end(&j);
+    return 0;
+}
+
+static int cmd_families(void)
+{
+    int n;
+    const dcn_family *const *all = dcn_families(&n);
+    for (int i = 0; i < n; i++) {
+        const dcn_family *f = all[i];
+        printf("%-8s %s\n", f->name, f->summary);
+        for (int k = 0; k < f->n_params; k++) {
+            const dcn_param_spec *s = &f->params[k];
+            printf("    %s=%ld..%ld%s", s->name, s->min, s->max, s->type == DCN_PARAM_DIMS ? " (AxBx..)" : "");
+            if (s->def != DCN_PARAM_REQUIRED)
+                printf(" [default %ld]", s->def);
+            printf("  %s\n", s->help);
+        }
+        printf("    algorithms:");
+        for (int k = 0; k < f->n_algos; k++)
+            printf(" %s", f->algos[k].name);
+        printf(" shortest\n");
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    static const struct option opts[] = {{"algo", required_argument, NULL, 'a'},
+                                         {"fail-node", required_argument, NULL, 'n'},
+                                         {"fail-link", required_argument, NULL, 'l'},
+                                         {"seed", required_argument, NULL, 's'},
+                                         {"bfs-limit", required_argument, NULL, 'b'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+    const char *algo = NULL;
+    static char *fail_nodes[MAX_WORDS], *fail_links[MAX_WORDS], *pos[MAX_WORDS];
+    int n_fail_nodes = 0, n_fail_links = 0, c;
+    unsigned long seed = 1, bfs_limit = 4096;
+    char *end;
+    if (argc >= MAX_WORDS) {
+        fprintf(stderr, "dcn-topo: too many arguments (at most %d)\n", MAX_WORDS - 1);
+        return EXIT_USAGE;
+    }
+    while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'a': algo = optarg; break;
+        case 'n': fail_nodes[n_fail_nodes++] = optarg; break;
+        case 'l': fail_links[n_fail_links++] = optarg; break;
+        case 's':
+        case 'b': {
+            unsigned long v = strtoul(optarg, &end, 10);
+            if (*end || end == optarg) {
+                fprintf(stderr, "dcn-topo: --%s takes a non-negative integer\n", c == 's' ? "seed" : "bfs-limit");
+                return EXIT_USAGE;
+            }
+            *(c == 's' ? &seed : &bfs_limit) = v;
+            break;
+        }
+        case 'h': usage(stdout); return 0;
+        default: usage(stderr); return EXIT_USAGE;
+        }
+    }
+    /* Options may also follow the positional words. */
+    int npos = 0;
+    for (int i = optind; i < argc; i++) {
+        if (strncmp(argv[i], "--", 2) == 0 && strlen(argv[i]) > 2) {
+            const char *opt = argv[i] + 2;
+            const char *val = (i + 1 < argc) ? argv[i + 1] : NULL;
+            if (!val) {
+                fprintf(stderr, "dcn-topo: option %s needs a value\n", argv[i]);
+                return EXIT_USAGE;
+            }
+            if (!strcmp(opt, "algo"))
+                algo = val;
+            else if (!strcmp(opt, "fail-node"))
+                fail_nodes[n_fail_nodes++] = argv[i + 1];
+            else if (!strcmp(opt, "fail-link"))
+                fail_links[n_fail_links++] = argv[i + 1];
+            else if (!strcmp(opt, "seed") || !strcmp(opt, "bfs-limit")) {
+                unsigned long v = strtoul(val, &end, 10);
+                if (*end || end == val) {
+                    fprintf(stderr, "dcn-topo: %s takes a non-negative integer\n", argv[i]);
+                    return EXIT_USAGE;
+                }
+                *(!strcmp(opt, "seed") ? &seed : &bfs_limit) = v;
+            } else {
+                fprintf(stderr, "dcn-topo: unknown option %s\n", argv[i]);
+                usage(stderr);
+                return EXIT_USAGE;
+            }
+            i++;
+            continue;
+        }
+        pos[npos++] = argv[i];
+    }
+    if (npos < 1) {
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+    const char *cmd = pos[0];
+    if (!strcmp(cmd, "families"))
+        return cmd_families();
+    int is_paths = !strcmp(cmd, "paths");
+    if (strcmp(cmd, "export") && strcmp(cmd, "stats") && !is_paths) {
+        fprintf(stderr, "dcn-topo: unknown command '%s'\n", cmd);
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+    if (npos < 2 || (is_paths && npos < 4)) {
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+    int nparams = npos - 2 - (is_paths ? 2 : 0);
+    char err[512];
+    dcn_topo t;
+    if (dcn_topo_build(&t, pos[1], nparams, pos + 2, err, sizeof err) < 0) {
+        fprintf(stderr, "dcn-topo: %s\n", err);
+        return EXIT_USAGE;
+    }
+    int rc;
+    if (!strcmp(cmd, "export"))
+        rc = cmd_export(&t);
+    else if (!strcmp(cmd, "stats"))
+        rc = cmd_stats(&t, bfs_limit);
+    else
+        rc = cmd_paths(&t, pos[npos - 2], pos[npos - 1], algo, fail_nodes, n_fail_nodes, fail_links, n_fail_links,
+                       seed);
+    dcn_topo_free(&t);
+    return rc;
+}

@@ -1,0 +1,95 @@
+#include "testutil.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int split(const char *spec, char *buf, size_t len, char **words, int max)
+{
+    snprintf(buf, len, "%s", spec);
+    int n = 0;
+    for (char *save = NULL, *w = strtok_r(buf, " ", &save); w && n < max; w = strtok_r(NULL, " ", &save))
+        words[n++] = w;
+    return n;
+}
+
+void tu_build(dcn_topo *t, const char *spec)
+{
+    char buf[256], err[512];
+    char *w[16];
+    int n = split(spec, buf, sizeof buf, w, 16);
+    ck_assert_msg(n >= 1, "empty spec");
+    int rc = dcn_topo_build(t, w[0], n - 1, w + 1, err, sizeof err);
+    ck_assert_msg(rc == 0, "building '%s' failed: %s", spec, err);
+}
+
+const char *tu_build_fails(const char *spec)
+{
+    static char err[512];
+    char buf[256];
+    char *w[16];
+    dcn_topo t;
+    int n = split(spec, buf, sizeof buf, w, 16);
+    int rc = dcn_topo_build(&t, w[0], n - 1, w + 1, err, sizeof err);
+    if (rc == 0)
+        dcn_topo_free(&t);
+    ck_assert_msg(rc < 0, "building '%s' should have failed", spec);
+    ck_assert_msg(strchr(err, '\n') == NULL && strlen(err) > 0, "error must be one line: '%s'", err);
+    return err;
+}
+
+uint32_t tu_node(const dcn_topo *t, const char *name)
+{
+    uint32_t v = dcn_node_lookup(t, name);
+    ck_assert_msg(v != DCN_NONE, "no node named %s", name);
+    return v;
+}
+
+const char *tu_path_str(const dcn_topo *t, const dcn_path *p)
+{
+    static char buf[DCN_PATH_MAX * (DCN_NAME_MAX + 1)];
+    size_t off = 0;
+    buf[0] = '\0';
+    for (uint32_t i = 0; i < p->len && off < sizeof buf; i++) {
+        char name[DCN_NAME_MAX];
+        dcn_node_name(t, p->node[i], name, sizeof name);
+        off += (size_t)snprintf(buf + off, sizeof buf - off, "%s%s", i ? " " : "", name);
+    }
+    return buf;
+}
+
+int tu_paths(const dcn_topo *t, const char *algo, uint32_t src, uint32_t dst, const dcn_failures *f, uint64_t seed,
+             dcn_pathset *out)
+{
+    const dcn_algo *a = dcn_family_algo(t->family, algo);
+    ck_assert_msg(a != NULL, "no algorithm %s", algo ? algo : "(default)");
+    dcn_rng rng;
+    dcn_rng_seed(&rng, seed);
+    dcn_route_ctx ctx = {f, &rng};
+    return a->fn(t, src, dst, &ctx, out);
+}
+
+void tu_check_pathset(const dcn_topo *t, const dcn_pathset *s, uint32_t src, uint32_t dst, const dcn_failures *f,
+                      int want_disjoint)
+{
+    for (uint32_t i = 0; i < s->count; i++) {
+        const dcn_path *p = &s->path[i];
+        const char *why = NULL;
+        ck_assert_msg(dcn_path_valid(p, t, f, &why), "path %u invalid (%s): %s", i, why, tu_path_str(t, p));
+        ck_assert_msg(p->node[0] == src && p->node[p->len - 1] == dst, "path %u has wrong ends: %s", i,
+                      tu_path_str(t, p));
+        if (want_disjoint)
+            for (uint32_t j = 0; j < i; j++)
+                ck_assert_msg(dcn_paths_node_disjoint(p, &s->path[j]), "paths %u and %u share a node: %s", j, i,
+                              tu_path_str(t, p));
+    }
+}
+
+int tu_run(Suite *s)
+{
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
