@@ -12,7 +12,7 @@ APT_PACKAGES := build-essential cmake pkg-config check libev-dev libnl-3-dev lib
                 libpcap-dev openvswitch-switch mininet iperf3 ethtool iproute2 procps tcpdump \
                 python3-pytest python3-matplotlib
 
-.PHONY: all deps build test test-unit bench clean help
+.PHONY: all deps build test test-unit test-integration bench testbed clean-testbed clean help
 
 all: build
 
@@ -46,10 +46,24 @@ test-unit: deps $(TEST_BUILD)/CMakeCache.txt
 	@cmake --build $(TEST_BUILD) -j $(JOBS)
 	@cd $(TEST_BUILD) && ctest --output-on-failure -j $(JOBS)
 
-test: test-unit
+# Root integration tests in network namespaces (tests/integration/run.sh runs
+# every tests/integration/test_*.sh and the pytest files, one at a time).
+test-integration: test-unit
+	@tests/integration/run.sh $(TEST_BUILD)
+
+test: test-unit test-integration
+
+TOPO ?= bcube n=4 k=1
+TESTBED_ARGS ?=
+testbed: build
+	@$(PYTHON) orchestrator/dcn_testbed.py --build-dir $(BUILD) --topo "$(TOPO)" $(TESTBED_ARGS)
+
+clean-testbed:
+	@$(PYTHON) orchestrator/dcn_testbed.py --clean
 
 bench: build
-	@for b in $(BUILD)/tests/bench/bench_*; do [ -x "$$b" ] && "$$b"; done; true
+	@for b in $(BUILD)/tests/bench/bench_*; do if [ -x "$$b" ]; then "$$b" || exit 1; fi; done
+	@for s in tests/bench/*.sh tests/bench/*.py; do if [ -f "$$s" ]; then "$$s" $(BUILD) || exit 1; fi; done
 
 clean:
 	rm -rf $(BUILD) $(TEST_BUILD)
