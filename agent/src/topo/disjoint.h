@@ -1,0 +1,30 @@
+/* A maximum set of node-disjoint paths between two nodes of any topology,
+ * avoiding failed nodes and links. Generic: it only reads the graph, so every
+ * family can use it as its parallel path set or as a reference. */
+#ifndef DCN_DISJOINT_H
+#define DCN_DISJOINT_H
+
+#include <stdint.h>
+
+#include "failures.h"
+#include "path.h"
+#include "topo.h"
+
+/* Fills out with up to max_paths paths from src to dst (full node sequences)
+ * that share no node except src and dst, and cross no failed node or link
+ * (f may be NULL). The set has the largest possible size (up to max_paths,
+ * and up to DCN_PATHSET_MAX), and among such sets the smallest total number
+ * of links; paths are sorted by length, shortest first, ties in the order
+ * of src's ports.
+ *
+ * Method: unit-capacity min-cost flow on the node-split graph (every node
+ * other than src and dst has capacity 1, every link costs 1), one augmenting
+ * path per round found by a queue-based Bellman-Ford. Cost O(max_paths * V * E)
+ * in the worst case, far less in practice.
+ *
+ * Returns the number of paths (0 when src or dst failed or none exists), or
+ * -1 for a bad request (node out of range, src == dst, out of memory). */
+int dcn_disjoint_paths(const dcn_topo *t, uint32_t src, uint32_t dst, const dcn_failures *f, uint32_t max_paths,
+                       dcn_pathset *out);
+
+#endif
