@@ -55,19 +55,32 @@ static void descending_perm(const bc_dims *d, uint32_t start, uint32_t *perm)
 void bc_build_pathset(const bc_dims *d, uint32_t a, uint32_t b, uint32_t seqs[][BC_MAX_LEVELS + 3],
                       uint32_t *lens)
 {
+    bc_build_pathset_partial(d, d->n, a, b, seqs, lens);
+}
+
+void bc_build_pathset_partial(const bc_dims *d, uint32_t parts, uint32_t a, uint32_t b,
+                              uint32_t seqs[][BC_MAX_LEVELS + 3], uint32_t *lens)
+{
     uint32_t perm[BC_MAX_LEVELS];
     uint32_t levels = d->k + 1;
     for (uint32_t i = 0; i < levels; i++) {
-        if (bc_digit(d, a, i) != bc_digit(d, b, i)) {
+        uint32_t ai = bc_digit(d, a, i);
+        if (ai != bc_digit(d, b, i)) {
             descending_perm(d, i, perm); /* DCRouting */
             lens[i] = bc_route(d, a, b, perm, seqs[i]);
-        } else {
-            /* AltDCRouting: first to neighbour C (digit i := A[i]+1), then
-             * Π = [i-1, ..., i-1-k]. */
-            uint32_t c = bc_set_digit(d, a, i, (bc_digit(d, a, i) + 1) % d->n);
-            descending_perm(d, (i + levels - 1) % levels, perm);
-            seqs[i][0] = a;
-            lens[i] = 1 + bc_route(d, c, b, perm, seqs[i] + 1);
+            continue;
         }
+        /* AltDCRouting: first to neighbour C (digit i := A[i]+1, modulo the
+         * digit's range: n, or parts for the top digit of a partial BCube),
+         * then Π = [i-1, ..., i-1-k]. */
+        uint32_t range = i == d->k ? parts : d->n;
+        if (range < 2) {
+            lens[i] = 0;
+            continue;
+        }
+        uint32_t c = bc_set_digit(d, a, i, (ai + 1) % range);
+        descending_perm(d, (i + levels - 1) % levels, perm);
+        seqs[i][0] = a;
+        lens[i] = 1 + bc_route(d, c, b, perm, seqs[i] + 1);
     }
 }

@@ -39,5 +39,11 @@ uint32_t bc_route(const bc_dims *d, uint32_t a, uint32_t b, const uint32_t *perm
  * seqs[i] receives path P_i's server sequence, lens[i] its length. */
 void bc_build_pathset(const bc_dims *d, uint32_t a, uint32_t b, uint32_t seqs[][BC_MAX_LEVELS + 3],
                       uint32_t *lens);
+/* BuildPathSet in a partial BCube (section 5.1) whose top digit a_k runs
+ * over 0..parts-1 only (parts = n: the full BCube, same result as above).
+ * The AltDCRouting neighbour for level k is C[k] = (A[k]+1) mod parts, so it
+ * is a present server. With parts = 1 no level-k path exists: lens[k] = 0. */
+void bc_build_pathset_partial(const bc_dims *d, uint32_t parts, uint32_t a, uint32_t b,
+                              uint32_t seqs[][BC_MAX_LEVELS + 3], uint32_t *lens);
 
 #endif
