@@ -1,0 +1,102 @@
+"""Mininet's CLI plus failure-injection and inspection commands."""
+from mininet.cli import CLI
+from mininet.log import output
+
+from .testbed import TestbedError
+
+
+class DcnCLI(CLI):
+    prompt = "dcn> "
+
+    def __init__(self, testbed, **kw):
+        self.tb = testbed
+        CLI.__init__(self, testbed.net, **kw)
+
+    def _two(self, line, what):
+        args = line.split()
+        if len(args) != 2:
+            output("usage: %s NODE_A NODE_B\n" % what)
+            return None
+        return args
+
+    def _one(self, line, what):
+        args = line.split()
+        if len(args) != 1:
+            output("usage: %s NAME\n" % what)
+            return None
+        return args[0]
+
+    def _do(self, fn, *args):
+        try:
+            fn(*args)
+        except TestbedError as e:
+            output("*** %s\n" % e)
+
+    def do_link_down(self, line):
+        "link_down A B: cut the link(s) between nodes A and B (both ends down)."
+        a = self._two(line, "link_down")
+        if a:
+            self._do(self.tb.link_down, *a)
+
+    def do_link_up(self, line):
+        "link_up A B: restore the link(s) between A and B."
+        a = self._two(line, "link_up")
+        if a:
+            self._do(self.tb.link_up, *a)
+
+    def do_server_down(self, line):
+        "server_down H: stop H's agent and take its ports down."
+        n = self._one(line, "server_down")
+        if n:
+            self._do(self.tb.server_down, n)
+
+    def do_server_up(self, line):
+        "server_up H: ports up and agent restarted."
+        n = self._one(line, "server_up")
+        if n:
+            self._do(self.tb.server_up, n)
+
+    def do_switch_down(self, line):
+        "switch_down S: every port of switch S down (library switch name)."
+        n = self._one(line, "switch_down")
+        if n:
+            self._do(self.tb.switch_down, n)
+
+    def do_switch_up(self, line):
+        "switch_up S: switch S's ports up again."
+        n = self._one(line, "switch_up")
+        if n:
+            self._do(self.tb.switch_up, n)
+
+    def do_switches(self, _line):
+        "switches: library switch names and their bridges."
+        w = self.tb.wiring
+        for s in w.switch_list:
+            output("%s -> %s (%d ports)\n" % (s["name"], w.bridge[s["name"]], s["ports"]))
+
+    def do_wiring(self, line):
+        "wiring [NODE]: links (all, or of one node) with their interfaces."
+        w = self.tb.wiring
+        node = line.strip()
+        for l in (w.links_of(node) if node else w.links):
+            output("%s:%d (%s) <-> %s:%d (%s) %s\n" % (l["a"], l["a_port"], l["a_if"],
+                                                       l["b"], l["b_port"], l["b_if"], l["kind"]))
+
+    def do_agents(self, _line):
+        "agents: readiness of every agent."
+        if not self.tb.agent_mode:
+            output("no agents (plain IP baseline)\n")
+            return
+        for name in self.tb.hosts:
+            st = self.tb.agent_status(name)
+            if st is None:
+                output("%s: %s\n" % (name, "stopped" if name not in self.tb.agents else "unreachable"))
+            else:
+                output("%s: %s %s/%s neighbours%s\n" % (name, st.get("ip"), st.get("neighbors_up"),
+                                                        st.get("neighbors_total"),
+                                                        " ready" if st.get("ready") else ""))
+
+    def do_events(self, _line):
+        "events: the failure-injection log of this run."
+        for e in self.tb.events:
+            output(e + "\n")

@@ -1,0 +1,103 @@
+#!/usr/bin/python3
+"""Entry point of `sudo make testbed` / `make clean-testbed`.
+
+  dcn_testbed.py --build-dir build --topo "bcube n=4 k=1" [options]
+  dcn_testbed.py --clean
+"""
+import argparse
+import json
+import os
+import signal
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from orchestrator import linkclass, smoke, state  # noqa: E402
+from orchestrator.testbed import Testbed, TestbedError  # noqa: E402
+
+
+class Terminated(Exception):
+    pass
+
+
+def _on_signal(signum, _frame):
+    raise Terminated("signal %d" % signum)
+
+
+def parse_args(argv):
+    ap = argparse.ArgumentParser(description="DCN testbed on Mininet")
+    ap.add_argument("--build-dir", default="build")
+    ap.add_argument("--topo", default="bcube n=4 k=1", help='family and parameters, e.g. "bcube n=4 k=1"')
+    ap.add_argument("--clean", action="store_true", help="remove what a killed run left (state file)")
+    ap.add_argument("--switch", choices=("ovs", "lxbr"), default="ovs")
+    ap.add_argument("--datapath", choices=("system", "netdev"), default=None,
+                    help="OVS datapath (default: kernel if the module is available, else netdev)")
+    ap.add_argument("--server-link", default="", help="TCLink options for server links, e.g. bw=100,delay=1ms")
+    ap.add_argument("--highspeed-link", default="", help="TCLink options for MDCube switch-switch links")
+    ap.add_argument("--mtu", type=int, default=linkclass.DEFAULT_MTU)
+    ap.add_argument("--hello-ms", type=int, default=100, help="agent hello period (fast setting: 100)")
+    ap.add_argument("--dead-misses", type=int, default=3)
+    ap.add_argument("--no-agent", action="store_true", help="plain L2 bring-up without agents")
+    ap.add_argument("--ready-timeout", type=float, default=None)
+    ap.add_argument("--ping-pairs", type=int, default=1100, help="all pairs up to this many, else a sample")
+    ap.add_argument("--no-smoke", action="store_true")
+    ap.add_argument("--no-cli", action="store_true", help="exit after the smoke check even on a TTY")
+    ap.add_argument("--json", metavar="FILE", help="write timings and smoke results here")
+    a = ap.parse_args(argv)
+    if not 576 <= a.mtu <= 9000:
+        ap.error("--mtu must be 576..9000")
+    if a.hello_ms < 10 or a.dead_misses < 1:
+        ap.error("--hello-ms must be >= 10 and --dead-misses >= 1")
+    try:
+        a.server_params = linkclass.parse_override(a.server_link, linkclass.DEFAULT_SERVER)
+        a.hs_params = linkclass.parse_override(a.highspeed_link, linkclass.DEFAULT_HIGHSPEED)
+    except ValueError as e:
+        ap.error(str(e))
+    return a
+
+
+def main(argv=None):
+    a = parse_args(sys.argv[1:] if argv is None else argv)
+    if os.geteuid() != 0:
+        print("dcn_testbed: needs root (network namespaces, bridges): sudo make testbed", file=sys.stderr)
+        return 1
+    if a.clean:
+        return state.clean_stale()
+    for s in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(s, _on_signal)
+    tb = Testbed(a.build_dir, a.topo, switch=a.switch, datapath=a.datapath,
+                 server_link=a.server_params, highspeed_link=a.hs_params, mtu=a.mtu,
+                 hello_ms=a.hello_ms, dead_misses=a.dead_misses,
+                 agent=False if a.no_agent else None, ready_timeout=a.ready_timeout)
+    rc = 0
+    report = {}
+    try:
+        tb.start()
+        report["timings"] = tb.timings
+        if not a.no_smoke:
+            res = smoke.smoke(tb, max_pairs=a.ping_pairs, log=tb.log)
+            report["smoke"] = res
+            if not res["passed"]:
+                rc = 3
+        if sys.stdin.isatty() and not a.no_cli:
+            from orchestrator.cli import DcnCLI
+            tb.log("*** CLI: Mininet commands plus link_down/link_up A B, server_down/server_up H, "
+                   "switch_down/switch_up S, switches, wiring [NODE], agents, events; exit to tear down")
+            DcnCLI(tb)
+    except TestbedError as e:
+        print("dcn_testbed: %s" % e, file=sys.stderr)
+        rc = 2
+    except (KeyboardInterrupt, Terminated) as e:
+        print("\ndcn_testbed: interrupted (%s)" % (e or "Ctrl-C"), file=sys.stderr)
+        rc = 130
+    finally:
+        tb.stop()
+        if a.json:
+            report["events"] = tb.events
+            with open(a.json, "w") as f:
+                json.dump(report, f, indent=2)
+    return rc
+
+
+if __name__ == "__main__":
+    sys.exit(main())

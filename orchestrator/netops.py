@@ -1,0 +1,175 @@
+"""Low-level, batched network operations: `ip -batch` / `tc -batch`, entering
+a host's network namespace, and turning veth offloads off by ioctl (one
+ethtool process per interface is far too slow for thousands of ports)."""
+import ctypes
+import fcntl
+import os
+import socket
+import struct
+import subprocess
+import tempfile
+
+CLONE_NEWNET = 0x40000000
+_libc = ctypes.CDLL(None, use_errno=True)
+
+SIOCETHTOOL = 0x8946
+# legacy ethtool "set" commands taking a struct ethtool_value {u32 cmd, data}
+ETHTOOL_STXCSUM = 0x17
+ETHTOOL_SSG = 0x19
+ETHTOOL_STSO = 0x1f
+ETHTOOL_SGSO = 0x24
+ETHTOOL_SGRO = 0x2c
+
+
+class NetnsError(OSError):
+    pass
+
+
+def _setns(fd):
+    if _libc.setns(fd, CLONE_NEWNET) != 0:
+        e = ctypes.get_errno()
+        raise NetnsError(e, "setns: " + os.strerror(e))
+
+
+class in_netns:
+    """Context manager: run the calling thread inside the network namespace
+    of process `pid` (None = stay where we are). Subprocesses started inside
+    inherit it."""
+
+    def __init__(self, pid):
+        self.pid = pid
+        self.home = None
+
+    def __enter__(self):
+        if self.pid is None:
+            return self
+        self.home = os.open("/proc/self/ns/net", os.O_RDONLY)
+        target = os.open("/proc/%d/ns/net" % self.pid, os.O_RDONLY)
+        try:
+            _setns(target)
+        finally:
+            os.close(target)
+        return self
+
+    def __exit__(self, *exc):
+        if self.home is not None:
+            try:
+                _setns(self.home)
+            finally:
+                os.close(self.home)
+        return False
+
+
+def run_batch(tool, lines, pid=None, force=True, check=True):
+    """Run `tool -batch` (tool: "ip" or "tc") over `lines`, in the netns of
+    `pid`. With force, later lines still run after an error."""
+    if not lines:
+        return ""
+    with tempfile.NamedTemporaryFile("w", prefix="dcn-%s-" % tool, suffix=".batch",
+                                     delete=False) as f:
+        f.write("\n".join(lines) + "\n")
+        path = f.name
+    try:
+        cmd = [tool] + (["-force"] if force else []) + ["-batch", path]
+        with in_netns(pid):
+            r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        if check and r.returncode != 0:
+            raise RuntimeError("%s -batch failed: %s" % (tool, r.stderr.strip()[:800]))
+        return r.stderr
+    finally:
+        os.unlink(path)
+
+
+def _ethtool_set(sock, ifname, cmd, value):
+    ev = ctypes.create_string_buffer(struct.pack("II", cmd, value))
+    ifr = struct.pack("16sP", ifname.encode()[:15], ctypes.addressof(ev))
+    fcntl.ioctl(sock.fileno(), SIOCETHTOOL, ifr)
+
+
+def offloads_off(ifnames, pid=None):
+    """tx checksum, scatter-gather, TSO, GSO and GRO off (what `ethtool -K
+    IF tx off tso off gso off gro off` does) for interfaces in the netns of pid."""
+    failed = []
+    with in_netns(pid):
+        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        try:
+            for name in ifnames:
+                # TSO depends on tx checksumming and SG; switch the dependants off first.
+                for cmd in (ETHTOOL_STSO, ETHTOOL_SGSO, ETHTOOL_SGRO, ETHTOOL_STXCSUM):
+                    try:
+                        _ethtool_set(s, name, cmd, 0)
+                    except OSError as e:
+                        failed.append((name, cmd, e.errno))
+        finally:
+            s.close()
+    return failed
+
+
+def link_exists(name, pid=None):
+    """Whether interface `name` exists in the netns of pid (sysfs would show
+    the mounting namespace, so ask the kernel through a socket instead)."""
+    with in_netns(pid):
+        try:
+            socket.if_nametoindex(name)
+            return True
+        except OSError:
+            return False
+
+
+def root_links_with_prefix(prefix):
+    try:
+        return [n for n in os.listdir("/sys/class/net") if n.startswith(prefix)]
+    except OSError:
+        return []
+
+
+SIOCGIFFLAGS = 0x8913
+SIOCSIFFLAGS = 0x8914
+IFF_UP = 0x1
+
+
+def set_up(ifnames, pid=None, up=True):
+    """Bring interfaces up or down (ioctl, no process per interface).
+    Returns the names that do not exist."""
+    missing = []
+    with in_netns(pid):
+        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        try:
+            for name in ifnames:
+                try:
+                    ifr = struct.pack("16sH14x", name.encode()[:15], 0)
+                    flags = struct.unpack("16sH14x", fcntl.ioctl(s.fileno(), SIOCGIFFLAGS, ifr))[1]
+                    flags = (flags | IFF_UP) if up else (flags & ~IFF_UP)
+                    fcntl.ioctl(s.fileno(), SIOCSIFFLAGS, struct.pack("16sH14x", name.encode()[:15], flags))
+                except OSError:
+                    missing.append(name)
+        finally:
+            s.close()
+    return missing
+
+
+def write_sysctls(pairs, pid=None):
+    """Write /proc/sys files inside the netns of pid (/proc/sys/net follows the
+    writing thread's namespace). pairs: [(path, value)]. Errors are ignored."""
+    with in_netns(pid):
+        for path, value in pairs:
+            try:
+                with open(path, "w") as f:
+                    f.write(value)
+            except OSError:
+                pass
+
+
+def operstate(ifname, pid=None):
+    """'up' when the interface has carrier (reads flags by ioctl)."""
+    IFF_RUNNING = 0x40
+    with in_netns(pid):
+        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        try:
+            ifr = struct.pack("16sH14x", ifname.encode()[:15], 0)
+            flags = struct.unpack("16sH14x", fcntl.ioctl(s.fileno(), SIOCGIFFLAGS, ifr))[1]
+            return "up" if (flags & IFF_UP) and (flags & IFF_RUNNING) else "down"
+        except OSError:
+            return "absent"
+        finally:
+            s.close()

@@ -1,0 +1,107 @@
+"""Open vSwitch daemons, datapath choice and batched bridge operations.
+
+The daemons are shared machine infrastructure: we start them when they are
+not running and leave them running (other users may have bridges on them);
+only the bridges this run created are ever removed."""
+import os
+import shutil
+import subprocess
+import time
+
+RUN_DIR = "/var/run/openvswitch"
+DB_SOCK = os.path.join(RUN_DIR, "db.sock")
+DB_FILE = "/etc/openvswitch/conf.db"
+SCHEMA = "/usr/share/openvswitch/vswitch.ovsschema"
+
+
+def _pid_alive(pidfile):
+    try:
+        with open(pidfile) as f:
+            pid = int(f.read().strip())
+        os.kill(pid, 0)
+        return True
+    except (OSError, ValueError):
+        return False
+
+
+def daemons_running():
+    return (_pid_alive(os.path.join(RUN_DIR, "ovsdb-server.pid"))
+            and _pid_alive(os.path.join(RUN_DIR, "ovs-vswitchd.pid")))
+
+
+def ensure_running(log=print):
+    """Start ovsdb-server and ovs-vswitchd if they are not running."""
+    if not shutil.which("ovs-vsctl"):
+        raise RuntimeError("openvswitch-switch is not installed (sudo make deps)")
+    os.makedirs(RUN_DIR, exist_ok=True)
+    os.makedirs("/var/log/openvswitch", exist_ok=True)
+    started = []
+    if not _pid_alive(os.path.join(RUN_DIR, "ovsdb-server.pid")):
+        if not os.path.exists(DB_FILE):
+            os.makedirs(os.path.dirname(DB_FILE), exist_ok=True)
+            subprocess.run(["ovsdb-tool", "create", DB_FILE, SCHEMA], check=True)
+        subprocess.run(["ovsdb-server", DB_FILE, "--remote=punix:" + DB_SOCK,
+                        "--remote=db:Open_vSwitch,Open_vSwitch,manager_options",
+                        "--pidfile", "--detach", "--log-file"], check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        subprocess.run(["ovs-vsctl", "--no-wait", "init"], check=True)
+        started.append("ovsdb-server")
+    if not _pid_alive(os.path.join(RUN_DIR, "ovs-vswitchd.pid")):
+        subprocess.run(["ovs-vswitchd", "unix:" + DB_SOCK, "--pidfile", "--detach",
+                        "--log-file"], check=True, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL)
+        started.append("ovs-vswitchd")
+    if started:
+        log("*** started " + ", ".join(started) + " (left running afterwards)")
+    for _ in range(100):
+        if subprocess.run(["ovs-vsctl", "--timeout=2", "show"], stdout=subprocess.DEVNULL,
+                          stderr=subprocess.DEVNULL).returncode == 0:
+            return started
+        time.sleep(0.1)
+    raise RuntimeError("ovs-vsctl cannot reach ovsdb-server")
+
+
+def kernel_datapath_available():
+    """True when the openvswitch kernel module is loaded or loadable."""
+    if os.path.isdir("/sys/module/openvswitch"):
+        return True
+    if shutil.which("modprobe"):
+        r = subprocess.run(["modprobe", "-q", "openvswitch"], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
+        return r.returncode == 0 and os.path.isdir("/sys/module/openvswitch")
+    return False
+
+
+def vsctl_batch(args_list, chunk=256, timeout=600):
+    """Run many ovs-vsctl commands, `chunk` per transaction."""
+    for i in range(0, len(args_list), chunk):
+        cmd = ["ovs-vsctl", "--timeout=%d" % timeout]
+        for args in args_list[i:i + chunk]:
+            cmd += ["--"] + list(args)
+        r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        if r.returncode != 0:
+            raise RuntimeError("ovs-vsctl failed: " + r.stderr.strip()[:500])
+
+
+def list_bridges():
+    r = subprocess.run(["ovs-vsctl", "--timeout=10", "list-br"], stdout=subprocess.PIPE,
+                       stderr=subprocess.DEVNULL, text=True)
+    return r.stdout.split() if r.returncode == 0 else []
+
+
+def add_bridge_cmds(name, datapath, ports):
+    """Commands for a dumb learning switch: standalone, no controller, no STP."""
+    cmds = [["--may-exist", "add-br", name],
+            ["set", "bridge", name, "datapath_type=" + datapath, "fail_mode=standalone",
+             "stp_enable=false", "rstp_enable=false", "other_config:mac-aging-time=300"]]
+    for p in ports:
+        cmds.append(["--may-exist", "add-port", name, p])
+    return cmds
+
+
+def del_bridges(names, log=print):
+    present = set(list_bridges())
+    todo = [["--if-exists", "del-br", n] for n in names if n in present]
+    if todo and daemons_running():
+        vsctl_batch(todo, chunk=512)
+    return len(todo)

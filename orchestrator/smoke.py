@@ -1,0 +1,142 @@
+"""Smoke check after bring-up: reachability with ping between servers (all
+pairs for small instances, a sample covering every server otherwise) and one
+iperf3 TCP transfer between two servers far apart (across a relay when the
+family relays)."""
+import json
+import random
+import shlex
+import subprocess
+import time
+
+
+def choose_pairs(servers, max_pairs=1100, seed=1):
+    """All ordered pairs when few; else a derangement (every server sends and
+    receives once) plus random pairs up to max_pairs."""
+    n = len(servers)
+    if n < 2:
+        return []
+    if n * (n - 1) <= max_pairs:
+        return [(a, b) for a in servers for b in servers if a != b]
+    rng = random.Random(seed)
+    perm = list(servers)
+    rng.shuffle(perm)
+    pairs = {(perm[i], perm[(i + 1) % n]) for i in range(n)}
+    while len(pairs) < max(max_pairs, n):
+        a, b = rng.sample(servers, 2)
+        pairs.add((a, b))
+        if len(pairs) >= max_pairs:
+            break
+    return sorted(pairs)
+
+
+def ping_pairs(tb, pairs, count=3, interval=0.2, wait_s=2, max_inflight=256, log=None):
+    """Returns (ok_pairs, failed_pairs). Pings from one source run in parallel
+    in one shell inside that server; sources are batched to bound the load."""
+    by_src = {}
+    for a, b in pairs:
+        by_src.setdefault(a, []).append(b)
+    ok, failed = [], []
+    srcs = sorted(by_src)
+    i = 0
+    t0 = time.time()
+    while i < len(srcs):
+        batch, inflight = [], 0
+        while i < len(srcs) and (not batch or inflight + len(by_src[srcs[i]]) <= max_inflight):
+            batch.append(srcs[i])
+            inflight += len(by_src[srcs[i]])
+            i += 1
+        procs = []
+        for src in batch:
+            ips = " ".join(tb.wiring.ip_of(d) for d in by_src[src])
+            script = ('for d in %s; do (if ping -n -q -c %d -i %s -W %d $d >/dev/null 2>&1; '
+                      'then echo "ok $d"; else echo "fail $d"; fi) & done; wait' %
+                      (ips, count, interval, wait_s))
+            procs.append((src, tb.spawn_in(src, ["sh", "-c", script], "ping from " + src,
+                                           stdout=subprocess.PIPE)))
+        for src, p in procs:
+            out, _ = p.communicate()
+            tb.reap(p)
+            ip_to = {tb.wiring.ip_of(d): d for d in by_src[src]}
+            seen = set()
+            for line in out.decode().splitlines():
+                parts = line.split()
+                if len(parts) == 2 and parts[1] in ip_to:
+                    seen.add(parts[1])
+                    (ok if parts[0] == "ok" else failed).append((src, ip_to[parts[1]]))
+            for ip, d in ip_to.items():
+                if ip not in seen:
+                    failed.append((src, d))
+        if log and len(srcs) > len(batch):
+            log("*** ping: %d/%d sources done (%.1f s)" % (i, len(srcs), time.time() - t0))
+    return ok, failed
+
+
+def far_pair(tb):
+    """(src, dst, hops): server 0 and the server farthest from it in server hops."""
+    w = tb.wiring
+    src = w.server_list[0]["name"]
+    dist = w.server_hops_from(src)
+    dst = max((d for d in dist if d != src), key=lambda d: (dist[d], w.servers[d]["id"]))
+    return src, dst, dist[dst]
+
+
+def iperf(tb, src, dst, seconds=2, port=5201, timeout=30):
+    """TCP throughput src -> dst in Mb/s (receiver side), raises on failure."""
+    ip = tb.wiring.ip_of(dst)
+    server = tb.spawn_in(dst, ["iperf3", "-s", "-1", "-B", ip, "-p", str(port)], "iperf3 -s in " + dst,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        res = None
+        for attempt in range(20):
+            time.sleep(0.3)
+            if server.poll() is not None:
+                raise RuntimeError("iperf3 server in %s exited: %s" % (
+                    dst, server.stderr.read().decode(errors="replace")[:300]))
+            rc, out, err = tb.run_in(src, ["iperf3", "-c", ip, "-p", str(port), "-t", str(seconds),
+                                           "-J", "--connect-timeout", "3000"], timeout=timeout)
+            try:
+                res = json.loads(out)
+            except ValueError:
+                res = {"error": (err or out)[:300]}
+            if rc == 0 and "error" not in res:
+                break
+            if "refused" not in str(res.get("error", "")):
+                break
+        if not res or "error" in res:
+            raise RuntimeError("iperf3 %s -> %s failed: %s" % (src, dst, (res or {}).get("error")))
+        end = res["end"]
+        mbps = end["sum_received"]["bits_per_second"] / 1e6
+        return {"src": src, "dst": dst, "mbps": round(mbps, 1),
+                "retransmits": end.get("sum_sent", {}).get("retransmits"), "seconds": seconds}
+    finally:
+        if server.poll() is None:
+            server.kill()
+        server.wait()
+        tb.reap(server)
+
+
+def smoke(tb, max_pairs=1100, iperf_seconds=2, log=print):
+    servers = [s["name"] for s in tb.wiring.server_list]
+    pairs = choose_pairs(servers, max_pairs)
+    t0 = time.time()
+    ok, failed = ping_pairs(tb, pairs, log=log)
+    how = "all %d pairs" % len(pairs) if len(pairs) == len(servers) * (len(servers) - 1) \
+        else "a sample of %d pairs covering every server" % len(pairs)
+    log("*** ping %s%s: %d ok, %d failed (%.1f s)" % (
+        how, " through the agents" if tb.agent_mode else "", len(ok), len(failed), time.time() - t0))
+    if failed:
+        log("***   failed: " + ", ".join("%s->%s" % p for p in failed[:20]))
+    result = {"pairs": len(pairs), "ping_ok": len(ok), "ping_failed": failed, "iperf": None}
+    if len(servers) >= 2:
+        src, dst, hops = far_pair(tb)
+        try:
+            r = iperf(tb, src, dst, seconds=iperf_seconds)
+            r["server_hops"] = hops
+            result["iperf"] = r
+            log("*** iperf3 %s -> %s (%d server hops%s): %.1f Mb/s" % (
+                src, dst, hops, ", relayed" if hops > 1 else "", r["mbps"]))
+        except RuntimeError as e:
+            result["iperf_error"] = str(e)
+            log("*** " + str(e))
+    result["passed"] = not failed and result["iperf"] is not None
+    return result

@@ -1,0 +1,128 @@
+"""The wiring, read from the C library (`dcn-topo export`), never rebuilt in
+Python, plus the names the emulation gives to hosts, bridges and interfaces."""
+import json
+import os
+import shlex
+import subprocess
+from collections import deque
+
+IFNAMSIZ = 15
+BRIDGE_PREFIX = "dcn"
+
+
+class TopoError(RuntimeError):
+    pass
+
+
+def tool_path(build_dir, name):
+    """Locate a project binary (dcn-topo, dcn-agent, dcn-ctl) in a build tree."""
+    for sub in ("agent/src/cli", "agent/src/agent", "agent/src", "bin", ""):
+        p = os.path.join(build_dir, sub, name)
+        if os.path.isfile(p) and os.access(p, os.X_OK):
+            return os.path.abspath(p)
+    return None
+
+
+def export(build_dir, spec):
+    exe = tool_path(build_dir, "dcn-topo")
+    if not exe:
+        raise TopoError("dcn-topo not found in %s (run make build)" % build_dir)
+    words = shlex.split(spec)
+    if not words:
+        raise TopoError("empty topology spec")
+    r = subprocess.run([exe, "export"] + words, stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, text=True)
+    if r.returncode != 0:
+        raise TopoError((r.stderr or r.stdout).strip() or "dcn-topo export failed")
+    return Wiring(json.loads(r.stdout), spec)
+
+
+class Wiring:
+    """The exported graph with emulation names attached.
+
+    servers/switches: dicts id -> {"id","name","ports"}; links: list of dicts
+    with a/b names, ports and kind, plus the emulated interface names."""
+
+    def __init__(self, data, spec):
+        self.spec = " ".join(shlex.split(spec))
+        self.family = data["family"]
+        self.params = data.get("params", {})
+        self.servers = {s["name"]: s for s in data["servers"]}
+        self.switches = {s["name"]: s for s in data["switches"]}
+        self.server_list = sorted(data["servers"], key=lambda s: s["id"])
+        self.switch_list = sorted(data["switches"], key=lambda s: s["id"])
+        self.links = data["links"]
+        if len(self.servers) != len(data["servers"]) or len(self.switches) != len(data["switches"]):
+            raise TopoError("duplicate node names in the export")
+        n_srv = len(self.server_list)
+        # bridge names: "dcn" + switch index; each must leave room for -eth<port>
+        self.bridge = {}
+        for i, sw in enumerate(self.switch_list):
+            name = "%s%d" % (BRIDGE_PREFIX, i)
+            if len(name) + len("-eth%d" % max(sw["ports"] - 1, 0)) > IFNAMSIZ:
+                raise TopoError("bridge name %s too long for its ports" % name)
+            self.bridge[sw["name"]] = name
+        self.host_ifname_overrides = {}
+        for link in self.links:
+            link["a_if"] = self.ifname(link["a"], link["a_port"])
+            link["b_if"] = self.ifname(link["b"], link["b_port"])
+        self.n_servers = n_srv
+
+    def is_server(self, name):
+        return name in self.servers
+
+    def ifname(self, node, port):
+        if node in self.switches:
+            return "%s-eth%d" % (self.bridge[node], port)
+        name = "%s-eth%d" % (node, port)
+        if len(name) > IFNAMSIZ:  # long server names: short form, told to the agent by --port
+            name = "x%d-eth%d" % (self.servers[node]["id"], port)
+            self.host_ifname_overrides.setdefault(node, {})[port] = name
+        return name
+
+    @staticmethod
+    def server_ip(sid):
+        """AGENT_INTERFACE.md: server id s -> 10.0.0.0 + s + 1."""
+        v = 0x0A000000 + sid + 1
+        return "%d.%d.%d.%d" % (v >> 24, (v >> 16) & 255, (v >> 8) & 255, v & 255)
+
+    def ip_of(self, server):
+        return self.server_ip(self.servers[server]["id"])
+
+    def links_between(self, a, b):
+        return [l for l in self.links if {l["a"], l["b"]} == {a, b}]
+
+    def links_of(self, node):
+        return [l for l in self.links if node in (l["a"], l["b"])]
+
+    def server_hops_from(self, src):
+        """Distance in server hops (1 = direct neighbour over one switch, one
+        cable or a switch-switch fiber chain) from src to every server, BFS
+        over the exported links."""
+        adj = {}
+        for l in self.links:
+            adj.setdefault(l["a"], []).append(l["b"])
+            adj.setdefault(l["b"], []).append(l["a"])
+
+        def server_neigh(s):
+            out, seen, q = set(), {s}, deque([s])
+            while q:
+                v = q.popleft()
+                for w in adj.get(v, ()):
+                    if w in seen:
+                        continue
+                    seen.add(w)
+                    if w in self.servers:
+                        out.add(w)
+                    else:
+                        q.append(w)
+            return out
+
+        dist, q = {src: 0}, deque([src])
+        while q:
+            v = q.popleft()
+            for w in server_neigh(v):
+                if w not in dist:
+                    dist[w] = dist[v] + 1
+                    q.append(w)
+        return dist
