@@ -113,6 +113,40 @@ START_TEST(direct_link_and_bottleneck)
 }
 END_TEST
 
+START_TEST(shared_switch_mode_counts_servers_only)
+{
+    /* s=0 - sw=5 - {2,3,4} - sw=6 - t=1: one node-disjoint path, three
+     * server-disjoint ones (both switches shared). */
+    static const uint32_t e[][2] = {{0, 5}, {5, 2}, {5, 3}, {5, 4}, {2, 6}, {3, 6}, {4, 6}, {6, 1}};
+    dcn_topo t;
+    memset(&t, 0, sizeof t);
+    t.family = dcn_family_find("tree");
+    uint16_t ports[7] = {1, 1, 2, 2, 2, 4, 4}, used[7] = {0};
+    char err[256];
+    ck_assert_int_eq(dcn_topo_alloc(&t, 5, 2, ports, ports + 5, err, sizeof err), 0);
+    for (int i = 0; i < 8; i++)
+        ck_assert_int_eq(dcn_topo_connect(&t, e[i][0], used[e[i][0]]++, e[i][1], used[e[i][1]]++, err, sizeof err),
+                         0);
+    dcn_pathset *s = calloc(1, sizeof *s);
+    ck_assert_int_eq(dcn_disjoint_paths(&t, 0, 1, NULL, 8, s), 1);
+    ck_assert_int_eq(dcn_server_disjoint_paths(&t, 0, 1, NULL, 8, s), 3);
+    for (uint32_t i = 0; i < 3; i++) {
+        ck_assert(dcn_path_valid(&s->path[i], &t, NULL, NULL));
+        ck_assert_uint_eq(s->path[i].node[2], 2 + i);
+    }
+    ck_assert_int_eq(dcn_server_disjoint_paths(&t, 0, 1, NULL, 2, s), 2);
+    dcn_failures f;
+    ck_assert_int_eq(dcn_failures_init(&f, &t), 0);
+    dcn_fail_node(&f, 3);
+    ck_assert_int_eq(dcn_server_disjoint_paths(&t, 0, 1, &f, 8, s), 2);
+    dcn_fail_node(&f, 6);
+    ck_assert_int_eq(dcn_server_disjoint_paths(&t, 0, 1, &f, 8, s), 0);
+    dcn_failures_free(&f);
+    free(s);
+    dcn_topo_free(&t);
+}
+END_TEST
+
 /* Smallest number of inner nodes whose removal disconnects 0 from 1, by
  * trying every subset (graphs without a direct 0-1 edge). */
 static uint32_t brute_min_cut(const dcn_topo *t, uint32_t n)
@@ -171,6 +205,7 @@ int main(void)
     tcase_add_test(tc, greedy_trap_needs_residual_paths);
     tcase_add_test(tc, parallel_middles_and_failures);
     tcase_add_test(tc, direct_link_and_bottleneck);
+    tcase_add_test(tc, shared_switch_mode_counts_servers_only);
     tcase_add_test(tc, count_equals_min_vertex_cut_on_random_graphs);
     suite_add_tcase(s, tc);
     return tu_run(s);

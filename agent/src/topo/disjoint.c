@@ -12,7 +12,9 @@
  *   OUT(x) -> IN(y)   if flow on x's port to y is 0 (cost +1, live hop only)
  *   IN(y)  -> OUT(x)  if flow on x's port to y is 1 (cost -1)
  * IN(src) and OUT(dst) are never entered, so src only emits and dst only
- * absorbs, and neither is limited to one unit. */
+ * absorbs, and neither is limited to one unit. In shared-switch mode the
+ * switches' internal arcs and every cable arc have unlimited capacity, so
+ * flow values become counts; only servers stay at capacity 1. */
 
 #define IN(v) (2u * (v))
 #define OUT(v) (2u * (v) + 1u)
@@ -24,8 +26,9 @@ typedef struct flow_state {
     const dcn_topo *t;
     const dcn_failures *f;
     uint32_t src, dst, n_states;
-    uint8_t *node_flow;  /* per node */
-    uint8_t *arc_flow;   /* per port of the graph */
+    bool shared_switches; /* switches and all cables have unlimited capacity */
+    uint16_t *node_flow;  /* per node: units through it */
+    uint16_t *arc_flow;   /* per port of the graph: units on the arc leaving it */
     int32_t *dist;       /* per state */
     uint32_t *from;      /* per state: previous state */
     uint32_t *via;       /* per state: arc (global port index of its tail) or VIA_INTERNAL */
@@ -77,12 +80,12 @@ static bool find_augmenting(flow_state *fs)
                 relax(fs, s, IN(v), 0, VIA_INTERNAL, &tail, &size);
             for (uint16_t p = 0; p < np; p++) {
                 uint32_t a = t->port_base[v] + p;
-                if (fs->arc_flow[a] || !dcn_hop_ok(fs->f, t, v, p))
+                if ((fs->arc_flow[a] && !fs->shared_switches) || !dcn_hop_ok(fs->f, t, v, p))
                     continue;
                 relax(fs, s, IN(dcn_peer(t, v, p).node), 1, a, &tail, &size);
             }
         } else {
-            if (!fs->node_flow[v] && v != fs->dst)
+            if ((!fs->node_flow[v] || (fs->shared_switches && dcn_kind(t, v) == DCN_SWITCH)) && v != fs->dst)
                 relax(fs, s, OUT(v), 0, VIA_INTERNAL, &tail, &size);
             for (uint16_t p = 0; p < np; p++) {
                 dcn_end e = dcn_peer(t, v, p);
@@ -101,19 +104,29 @@ static void augment(flow_state *fs)
 {
     for (uint32_t s = IN(fs->dst); s != OUT(fs->src); s = fs->from[s]) {
         uint32_t prev = fs->from[s];
-        if (fs->via[s] == VIA_INTERNAL)
-            fs->node_flow[NODE(s)] = IS_OUT(s) ? 1 : 0;
-        else
-            fs->arc_flow[fs->via[s]] = IS_OUT(prev) ? 1 : 0;
+        if (fs->via[s] == VIA_INTERNAL) {
+            if (IS_OUT(s))
+                fs->node_flow[NODE(s)]++;
+            else
+                fs->node_flow[NODE(s)]--;
+        } else if (IS_OUT(prev)) {
+            fs->arc_flow[fs->via[s]]++;
+        } else {
+            fs->arc_flow[fs->via[s]]--;
+        }
     }
 }
 
-/* Follows the flow from src's port p to dst. -1 if the path is too long. */
-static int trace(const flow_state *fs, uint16_t p, dcn_path *out)
+/* Follows one unit of flow from src's port p to dst, consuming it, so
+ * units that share a switch are each traced once. Min-cost flow never
+ * revisits a node along a unit (a shortcut would be cheaper). -1 if the
+ * path does not fit. */
+static int trace(flow_state *fs, uint16_t p, dcn_path *out)
 {
     const dcn_topo *t = fs->t;
     dcn_path_clear(out);
     dcn_path_push(out, fs->src);
+    fs->arc_flow[t->port_base[fs->src] + p]--;
     uint32_t v = dcn_peer(t, fs->src, p).node;
     for (;;) {
         if (dcn_path_push(out, v) < 0)
@@ -125,6 +138,7 @@ static int trace(const flow_state *fs, uint16_t p, dcn_path *out)
             ;
         if (q == np)
             return -1; /* cannot happen: flow is conserved */
+        fs->arc_flow[t->port_base[v] + q]--;
         v = dcn_peer(t, v, q).node;
     }
 }
@@ -135,8 +149,8 @@ static int by_length(const void *a, const void *b)
     return (x->len > y->len) - (x->len < y->len);
 }
 
-int dcn_disjoint_paths(const dcn_topo *t, uint32_t src, uint32_t dst, const dcn_failures *f, uint32_t max_paths,
-                       dcn_pathset *out)
+static int disjoint(const dcn_topo *t, uint32_t src, uint32_t dst, const dcn_failures *f, uint32_t max_paths,
+                    bool shared_switches, dcn_pathset *out)
 {
     out->count = 0;
     uint32_t n = dcn_n_nodes(t);
@@ -146,12 +160,12 @@ int dcn_disjoint_paths(const dcn_topo *t, uint32_t src, uint32_t dst, const dcn_
         return 0;
     if (max_paths > DCN_PATHSET_MAX)
         max_paths = DCN_PATHSET_MAX;
-    if (max_paths > dcn_nports(t, src))
+    if (max_paths > dcn_nports(t, src) && !shared_switches)
         max_paths = dcn_nports(t, src);
-    flow_state fs = {.t = t, .f = f, .src = src, .dst = dst, .n_states = 2 * n};
+    flow_state fs = {.t = t, .f = f, .src = src, .dst = dst, .n_states = 2 * n, .shared_switches = shared_switches};
     uint32_t n_ports = t->port_base[n];
-    fs.node_flow = calloc(n, 1);
-    fs.arc_flow = calloc(n_ports ? n_ports : 1, 1);
+    fs.node_flow = calloc(n, sizeof *fs.node_flow);
+    fs.arc_flow = calloc(n_ports ? n_ports : 1, sizeof *fs.arc_flow);
     fs.dist = malloc(fs.n_states * sizeof *fs.dist);
     fs.from = malloc(fs.n_states * sizeof *fs.from);
     fs.via = malloc(fs.n_states * sizeof *fs.via);
@@ -166,12 +180,10 @@ int dcn_disjoint_paths(const dcn_topo *t, uint32_t src, uint32_t dst, const dcn_
         units++;
     }
     uint16_t np = dcn_nports(t, src);
-    for (uint16_t p = 0; p < np; p++) {
-        if (!fs.arc_flow[t->port_base[src] + p])
-            continue;
-        if (trace(&fs, p, &out->path[out->count]) == 0)
-            out->count++;
-    }
+    for (uint16_t p = 0; p < np; p++)
+        while (fs.arc_flow[t->port_base[src] + p] && out->count < DCN_PATHSET_MAX)
+            if (trace(&fs, p, &out->path[out->count]) == 0)
+                out->count++;
     /* Stable insertion sort (the set is small): equal lengths keep port order. */
     for (uint32_t i = 1; i < out->count; i++) {
         for (uint32_t j = i; j > 0 && by_length(&out->path[j - 1], &out->path[j]) > 0; j--) {
@@ -190,4 +202,16 @@ done:
     free(fs.queue);
     free(fs.queued);
     return rc;
+}
+
+int dcn_disjoint_paths(const dcn_topo *t, uint32_t src, uint32_t dst, const dcn_failures *f, uint32_t max_paths,
+                       dcn_pathset *out)
+{
+    return disjoint(t, src, dst, f, max_paths, false, out);
+}
+
+int dcn_server_disjoint_paths(const dcn_topo *t, uint32_t src, uint32_t dst, const dcn_failures *f,
+                              uint32_t max_paths, dcn_pathset *out)
+{
+    return disjoint(t, src, dst, f, max_paths, true, out);
 }

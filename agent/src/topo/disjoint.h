@@ -27,4 +27,13 @@
 int dcn_disjoint_paths(const dcn_topo *t, uint32_t src, uint32_t dst, const dcn_failures *f, uint32_t max_paths,
                        dcn_pathset *out);
 
+/* The same with switches as free transit: the paths share no server except
+ * src and dst, but may share switches and the cables next to them. This is
+ * node-disjointness in the server-level graph (two servers adjacent when
+ * cabled directly or through one switch), e.g. Thm 1 of BCDC, where dual-port
+ * servers allow at most 2 fully node-disjoint paths but 2n-2 server-disjoint
+ * ones. Each path is still a simple node sequence. Fewest total links too. */
+int dcn_server_disjoint_paths(const dcn_topo *t, uint32_t src, uint32_t dst, const dcn_failures *f,
+                              uint32_t max_paths, dcn_pathset *out);
+
 #endif
