@@ -256,14 +256,14 @@ static int accepted(uint32_t n, uint32_t k, uint32_t parts)
 
 static uint32_t decimal_digits(uint32_t x) { return x >= 10 ? 2 : 1; }
 
-/* Over every accepted (n, k), the longest names fit 10 characters and the
+/* Over every accepted (n, k), full or with parts = 1, the longest names fit 10 characters and the
  * longest Mininet interface name "<name>-eth<port>" fits IFNAMSIZ-1. */
 START_TEST(longest_names_fit_everywhere_the_size_limit_allows)
 {
     uint32_t longest = 0, shapes = 0;
     for (uint32_t n = 2; n <= 64; n++)
         for (uint32_t k = 0; k < BC_MAX_LEVELS; k++) {
-            if (!accepted(n, k, n))
+            if (!accepted(n, k, n) && !(k && accepted(n, k, 1)))
                 continue;
             shapes++;
             bc_dims d;
@@ -286,6 +286,10 @@ START_TEST(longest_names_fit_everywhere_the_size_limit_allows)
     ck_assert(accepted(64, 3, 16));
     ck_assert(!accepted(64, 3, 17));
     ck_assert(accepted(2, 7, 2));
+    /* Every full BCube within the server limit is accepted. */
+    for (uint32_t n = 2; n <= 64; n++)
+        for (uint32_t k = 0; k < BC_MAX_LEVELS; k++)
+            ck_assert_msg(accepted(n, k, n) == (ipow(n, k + 1) <= 4194304), "n=%u k=%u", n, k);
 }
 END_TEST
 
@@ -301,6 +305,8 @@ START_TEST(bad_parameters_fail_with_one_line_naming_them)
     ck_assert_ptr_nonnull(strstr(tu_build_fails("bcube n=64 k=3"), "n=64 k=3 parts=64 is too big"));
     ck_assert_ptr_nonnull(strstr(tu_build_fails("bcube n=64 k=7"), "is too big"));
     ck_assert_ptr_nonnull(strstr(tu_build_fails("bcube n=8 k=7"), "n=8 k=7"));
+    ck_assert_ptr_nonnull(strstr(tu_build_fails("bcube n=37 k=4 parts=1"), "n=37 k=4 gives 11-character node names"));
+    ck_assert_ptr_nonnull(strstr(tu_build_fails("bcube n=36 k=4 parts=1"), "n=36 k=4 parts=1 needs 75582720 ports"));
     ck_assert_ptr_nonnull(strstr(tu_build_fails("bcube n=4 m=2"), "unknown parameter 'm'"));
     dcn_topo t;
     tu_build(&t, "bcube n=4 k=0 parts=4");

@@ -16,6 +16,7 @@
 #include "json.h"
 
 #define BCUBE_MAX_SERVERS 4194304ull /* 2^22: a 2048-server container is 0.05 % of it */
+#define BCUBE_MAX_PORTS 67108864ull  /* 2^26 server and switch ports: 512 MB of cabling table */
 
 static const dcn_param_spec bcube_params[] = {
     {"n", DCN_PARAM_INT, 2, 64, 4, "switch ports (servers per BCube_0)"},
@@ -55,14 +56,24 @@ static int bcube_validate(const dcn_params *p, char *err, size_t errlen)
                  (unsigned long long)n, (unsigned long long)k, (unsigned long long)parts, BCUBE_MAX_SERVERS);
         return -1;
     }
-    /* Never hit inside the size limit (see docs/topologies/bcube.md), kept
-     * so that a change of the limit cannot produce unusable names. */
+    /* Names must fit (bcube_names.h); only partial BCubes with n > 36 and
+     * k >= 4 get past the server limit with longer names. */
     uint32_t longest = bcube_server_name_len((uint32_t)n, (uint32_t)k);
     if (bcube_switch_name_len((uint32_t)n, (uint32_t)k) > longest)
         longest = bcube_switch_name_len((uint32_t)n, (uint32_t)k);
     if (longest > BCUBE_NAME_MAX) {
         snprintf(err, errlen, "bcube: n=%llu k=%llu gives %u-character node names (at most %d)",
                  (unsigned long long)n, (unsigned long long)k, longest, BCUBE_NAME_MAX);
+        return -1;
+    }
+    /* Memory: a small partial BCube still has the full level-k layer of
+     * n^k switches with n ports each. */
+    uint64_t nk = servers / parts;
+    uint64_t ports = servers * (k + 1) + (k * parts * (nk / n) + nk) * n;
+    if (ports > BCUBE_MAX_PORTS) {
+        snprintf(err, errlen, "bcube: n=%llu k=%llu parts=%llu needs %llu ports, too many (at most %llu)",
+                 (unsigned long long)n, (unsigned long long)k, (unsigned long long)parts, (unsigned long long)ports,
+                 BCUBE_MAX_PORTS);
         return -1;
     }
     return 0;
