@@ -326,6 +326,8 @@ END_TEST
 /* Theorem 3 on one pair: k+1 node-disjoint valid paths (k when parts = 1),
  * path i leaving src on level i, of h server hops when src and dst differ
  * in digit i and h+2 otherwise; the fast expansion equals the generic one. */
+static uint32_t longest_seen;
+
 static void check_parallel_paths(const dcn_topo *t, shape s, uint32_t a, uint32_t b, dcn_pathset *set)
 {
     uint32_t want = (s.parts == 1 && s.k > 0) ? s.k : s.k + 1, h = hamming(a, b, s);
@@ -338,6 +340,7 @@ static void check_parallel_paths(const dcn_topo *t, shape s, uint32_t a, uint32_
         uint32_t hops = dcn_path_server_hops(p, t);
         uint32_t expect = digit(a, i, s.n) != digit(b, i, s.n) ? h : h + 2;
         ck_assert_msg(hops == expect, "path %u has %u hops, want %u: %s", i, hops, expect, tu_path_str(t, p));
+        longest_seen = hops > longest_seen ? hops : longest_seen;
         dcn_path servers = {0, {0}};
         for (uint32_t j = 0; j < p->len; j += 2)
             dcn_path_push(&servers, p->node[j]);
@@ -351,16 +354,18 @@ START_TEST(pathset_all_pairs_of_small_instances)
 {
     static const shape shapes[] = {{2, 1, 2}, {3, 1, 3}, {4, 1, 4}, {5, 1, 5}, {2, 2, 2}, {3, 2, 3},
                                    {4, 2, 4}, {2, 3, 2}, {3, 3, 3}, {2, 4, 2}, {4, 1, 3}, {4, 2, 2},
-                                   {3, 2, 1}, {3, 3, 2}, {5, 2, 3}, {4, 1, 1}};
+                                   {3, 2, 1}, {3, 3, 2}, {5, 2, 3}, {4, 1, 1}, {3, 3, 1}, {4, 0, 4}};
     dcn_pathset *set = calloc(1, sizeof *set);
     ck_assert_ptr_nonnull(set);
     for (size_t c = 0; c < sizeof shapes / sizeof shapes[0]; c++) {
         dcn_topo t;
         build_shape(&t, shapes[c].n, shapes[c].k, shapes[c].parts);
+        longest_seen = 0;
         for (uint32_t a = 0; a < t.n_servers; a++)
             for (uint32_t b = 0; b < t.n_servers; b++)
                 if (a != b)
                     check_parallel_paths(&t, shapes[c], a, b, set);
+        ck_assert_int_eq(formula(&t, "longest_parallel_path_server_hops"), (long long)longest_seen);
         dcn_topo_free(&t);
     }
     free(set);

@@ -187,11 +187,11 @@ static void bcube_formulas(const dcn_topo *t, struct dcn_json *j)
     dcn_json_int(j, "server_ports", k + 1);
     dcn_json_int(j, "switch_ports", n);
     /* Theorems 1 and 3. With parts = 1 the top digit never differs and the
-     * level-k ports lead nowhere: one level fewer. */
-    long long levels_used = parts > 1 || k == 0 ? k + 1 : k;
-    dcn_json_int(j, "diameter_server_hops", levels_used);
-    dcn_json_int(j, "parallel_paths", levels_used);
-    dcn_json_int(j, "longest_parallel_path_server_hops", k ? k + 2 : 1);
+     * level-k ports lead nowhere: it routes like a BCube_(k-1). */
+    long long top = parts == 1 && k > 0 ? k - 1 : k;
+    dcn_json_int(j, "diameter_server_hops", top + 1);
+    dcn_json_int(j, "parallel_paths", top + 1);
+    dcn_json_int(j, "longest_parallel_path_server_hops", top ? top + 2 : 1);
 }
 
 static const dcn_algo bcube_algos[] = {
