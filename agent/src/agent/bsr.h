@@ -155,7 +155,7 @@ typedef struct bsr_faildb_info {
     uint64_t expires_in_ms; /* UINT64_MAX: a local port that is down (no timeout) */
 } bsr_faildb_info;
 
-size_t bsr_faildb(const bsr *b, bsr_faildb_info *out, size_t max);
+size_t bsr_faildb_list(const bsr *b, bsr_faildb_info *out, size_t max);
 
 /* The path set a new flow towards dst would probe now: algos[0] of the
  * family, repaired under the failed-link database. Returns the number of

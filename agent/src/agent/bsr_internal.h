@@ -1,0 +1,64 @@
+/* State shared by the BSR source files (bsr.c: entry points and the flow
+ * table's life; bsr_probe.c: probe rounds and path choice). */
+#ifndef DCN_AGENT_BSR_INTERNAL_H
+#define DCN_AGENT_BSR_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "bsr.h"
+#include "bsr_faildb.h"
+#include "bsr_flow_table.h"
+#include "topo/family.h"
+#include "topo/rng.h"
+
+#define BSR_RATE_WINDOW_MS 1000 /* own sending rate measured over this window */
+
+struct bsr {
+    const dcn_topo *t;
+    uint32_t self;
+    bsr_config cfg;
+    bsr_io io;
+    const dcn_algo *algo; /* the family's parallel path set (algos[0]) */
+    dcn_rng algo_rng;     /* handed to the family's algorithm */
+    dcn_rng rng;          /* jitter and random jumps */
+    bsr_faildb db;
+    bsr_flow_table ft;
+    dcn_pathset *scratch; /* one path set, allocated once */
+    uint8_t *avoid;       /* one byte per node, for the BFS alternates */
+    uint32_t *port_flows; /* our flows whose current path leaves on each local port */
+    uint16_t nports;
+    uint32_t next_seq;
+    uint64_t now_ms; /* the clock at the last entry that read it */
+    bsr_counters c;
+};
+
+typedef enum {
+    BSR_PICK_DEFAULT, /* the path on the local port with the fewest of our flows */
+    BSR_PICK_RANDOM,  /* a uniformly random path (MDCube: another random jump) */
+} bsr_pick;
+
+uint64_t bsr_now(bsr *b);
+bool bsr_paths_equal(const dcn_path *a, const dcn_path *b);
+
+/* The family's path set to dst under the failed-link database, repaired
+ * (BFS alternates), at most limit paths. Returns the count (0: none). */
+int bsr_compute_set(bsr *b, uint32_t dst, dcn_pathset *out, uint32_t limit);
+
+/* Makes p (a path of the flow's set at index, or -1) the flow's path; NULL
+ * leaves the flow without a path. Counts a switch when a path changes. */
+void bsr_set_current(bsr *b, bsr_flow *f, const dcn_path *p, int32_t index);
+
+/* A new probe round: the set is computed afresh (last measurements carried
+ * over to equal paths), the flow gets a path if it has none usable (pick),
+ * and every path is probed. */
+void bsr_round_start(bsr *b, bsr_flow *f, uint64_t now, bsr_pick pick);
+/* Probes that timed out are failures: BFS alternate, probed in turn. Ends
+ * the round when nothing is outstanding. */
+void bsr_round_check(bsr *b, bsr_flow *f, uint64_t now);
+void bsr_probe_answer(bsr *b, bsr_flow *f, uint32_t seq, uint32_t avail_mbps, uint64_t now);
+/* The link a-b just failed: the flow's paths over it fail, probes on them
+ * are replaced, and a flow on it moves at once to a cached path. */
+void bsr_flow_link_failed(bsr *b, bsr_flow *f, uint32_t a, uint32_t bnode, uint64_t now);
+
+#endif

@@ -1,0 +1,401 @@
+/* BSR probe rounds and path choice (BCube paper §4.2, PathSelection):
+ *
+ *   set = BuildPathSet(src, dst) under the failed-link database
+ *   probe every path of the set; a probe not answered in time (or whose
+ *   path a path-failure message names) failed: replace that path by the BFS
+ *   path avoiding the failed links and the nodes of the other paths, probe it
+ *   when the round has nothing outstanding: keep the path with the most
+ *   available bandwidth (the flow's own rate counted back on its current path).
+ */
+#include <string.h>
+
+#include "bsr_internal.h"
+#include "topo/bfs.h"
+
+bool bsr_paths_equal(const dcn_path *a, const dcn_path *b)
+{
+    return a->len == b->len && memcmp(a->node, b->node, a->len * sizeof a->node[0]) == 0;
+}
+
+static bool path_usable(const bsr *b, const dcn_path *p, uint32_t dst)
+{
+    return p->len >= 2 && p->node[0] == b->self && p->node[p->len - 1] == dst &&
+           dcn_path_valid(p, b->t, NULL, NULL);
+}
+
+/* The family's own path set (algos[0]) under failures f (NULL: none),
+ * keeping only well-formed paths from us to dst: the family's output is
+ * trusted no further than that. */
+static int family_set(bsr *b, uint32_t dst, const dcn_failures *f, dcn_pathset *out)
+{
+    dcn_route_ctx ctx = {.failures = f, .rng = &b->algo_rng};
+    int n = b->algo->fn(b->t, b->self, dst, &ctx, out);
+    if (n < 0 || out->count > DCN_PATHSET_MAX) {
+        out->count = 0;
+        return n < 0 ? -1 : 0;
+    }
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < out->count; i++)
+        if (path_usable(b, &out->path[i], dst)) {
+            if (kept != i)
+                out->path[kept] = out->path[i];
+            kept++;
+        }
+    out->count = kept;
+    return (int)kept;
+}
+
+int bsr_compute_set(bsr *b, uint32_t dst, dcn_pathset *out, uint32_t limit)
+{
+    out->count = 0;
+    if (dst >= b->t->n_servers || dst == b->self)
+        return -1;
+    const dcn_failures *f = bsr_faildb_view(&b->db);
+    int n = family_set(b, dst, f, out);
+    if (dcn_pathset_repair(b->t, f, out) < 0) {
+        /* Out of memory in the repair: keep the paths that are fine as they are. */
+        uint32_t kept = 0;
+        for (uint32_t i = 0; i < out->count; i++)
+            if (bsr_faildb_path_ok(&b->db, &out->path[i]))
+                out->path[kept++] = out->path[i];
+        out->count = kept;
+    }
+    if (out->count == 0 && n >= 0) {
+        /* The family found nothing under the failures: BSR's BFS still may. */
+        if (dcn_bfs_path(b->t, b->self, dst, f, NULL, &out->path[0]) == 0)
+            out->count = 1;
+    }
+    if (out->count > limit)
+        out->count = limit;
+    return (int)out->count;
+}
+
+static int32_t local_port_of(const bsr *b, const dcn_path *p)
+{
+    return p->len >= 2 ? dcn_topo_port_to(b->t, b->self, p->node[1]) : -1;
+}
+
+void bsr_set_current(bsr *b, bsr_flow *f, const dcn_path *p, int32_t index)
+{
+    if (p && f->cur.len && bsr_paths_equal(p, &f->cur)) {
+        f->cur_index = index;
+        return;
+    }
+    if (f->cur_port >= 0 && b->port_flows[f->cur_port] > 0)
+        b->port_flows[f->cur_port]--;
+    if (p && f->cur.len) {
+        f->switches++;
+        b->c.path_switches++;
+    }
+    if (p) {
+        f->cur = *p;
+        f->cur_port = local_port_of(b, p);
+        if (f->cur_port >= 0)
+            b->port_flows[f->cur_port]++;
+        f->cur_index = index;
+    } else {
+        f->cur.len = 0;
+        f->cur_port = -1;
+        f->cur_index = -1;
+    }
+}
+
+static bool slot_usable(bsr *b, const bsr_path_slot *s)
+{
+    return s->state != BSR_PATH_FAILED && bsr_faildb_path_ok(&b->db, &s->path);
+}
+
+/* The index of the path to put a flow on, among the usable ones. */
+static int32_t pick_slot(bsr *b, bsr_flow *f, bsr_pick pick, int32_t exclude)
+{
+    int32_t best = -1;
+    uint32_t seen = 0;
+    for (uint32_t i = 0; i < f->n_paths; i++) {
+        if ((int32_t)i == exclude || !slot_usable(b, &f->paths[i]))
+            continue;
+        if (pick == BSR_PICK_RANDOM) {
+            /* Reservoir sampling: every usable path equally likely. */
+            if (dcn_rng_below(&b->rng, ++seen) == 0)
+                best = (int32_t)i;
+            continue;
+        }
+        int32_t port = local_port_of(b, &f->paths[i].path);
+        uint32_t load = port >= 0 ? b->port_flows[port] : 0;
+        if (best < 0) {
+            best = (int32_t)i;
+            continue;
+        }
+        int32_t bport = local_port_of(b, &f->paths[best].path);
+        uint32_t bload = bport >= 0 ? b->port_flows[bport] : 0;
+        if (load < bload)
+            best = (int32_t)i;
+    }
+    return best;
+}
+
+static void send_probe(bsr *b, bsr_flow *f, uint32_t i, uint64_t now)
+{
+    bsr_path_slot *s = &f->paths[i];
+    if (++b->next_seq == 0)
+        b->next_seq = 1;
+    s->seq = b->next_seq;
+    s->sent_ms = now;
+    s->state = BSR_PATH_PENDING;
+    f->pending++;
+    f->probes_sent++;
+    b->c.probes_sent++;
+    if (b->io.send_probe(b->io.ctx, &f->key, s->seq, &s->path) < 0)
+        b->c.probe_send_errors++; /* left pending: it times out like a lost probe */
+}
+
+static int32_t find_in_set(const bsr_flow *f, const dcn_path *p)
+{
+    if (!p->len)
+        return -1;
+    for (uint32_t i = 0; i < f->n_paths; i++)
+        if (bsr_paths_equal(&f->paths[i].path, p))
+            return (int32_t)i;
+    return -1;
+}
+
+/* The paths of the family's own set that the repair replaced because they
+ * cross a failed link are probed too: an answer proves the link is back
+ * (BSR drops such links from the database early) and makes the path a
+ * candidate again. They are never replaced by BFS alternates. */
+static void add_recovery_paths(bsr *b, bsr_flow *f)
+{
+    if (!b->db.n || f->n_paths >= BSR_MAX_PATHS)
+        return;
+    dcn_pathset *set = b->scratch;
+    if (family_set(b, f->dst, NULL, set) <= 0)
+        return;
+    for (uint32_t j = 0; j < set->count && f->n_paths < BSR_MAX_PATHS; j++) {
+        if (bsr_faildb_path_ok(&b->db, &set->path[j]) || find_in_set(f, &set->path[j]) >= 0)
+            continue;
+        bsr_path_slot *s = &f->paths[f->n_paths++];
+        s->path = set->path[j];
+        s->avail_mbps = BSR_AVAIL_UNKNOWN;
+        s->state = BSR_PATH_UNPROBED;
+        s->seq = 0;
+        s->recovery = 1;
+    }
+}
+
+void bsr_round_start(bsr *b, bsr_flow *f, uint64_t now, bsr_pick pick)
+{
+    dcn_pathset *set = b->scratch;
+    int n = bsr_compute_set(b, f->dst, set, BSR_MAX_PATHS);
+    if (n < 0)
+        n = 0;
+    /* Carry the last measurement of paths that stay in the set. */
+    uint32_t carried[BSR_MAX_PATHS];
+    for (uint32_t j = 0; j < (uint32_t)n; j++) {
+        carried[j] = BSR_AVAIL_UNKNOWN;
+        for (uint32_t i = 0; i < f->n_paths; i++)
+            if (f->paths[i].state != BSR_PATH_FAILED && bsr_paths_equal(&f->paths[i].path, &set->path[j])) {
+                carried[j] = f->paths[i].avail_mbps;
+                break;
+            }
+    }
+    f->n_paths = (uint32_t)n;
+    for (uint32_t j = 0; j < (uint32_t)n; j++) {
+        bsr_path_slot *s = &f->paths[j];
+        s->path = set->path[j];
+        s->avail_mbps = carried[j];
+        s->state = BSR_PATH_UNPROBED;
+        s->seq = 0;
+        s->recovery = 0;
+    }
+    add_recovery_paths(b, f);
+    f->pending = 0;
+    f->replacements = 0;
+    f->round_active = false;
+    bool cur_ok = f->cur.len && bsr_faildb_path_ok(&b->db, &f->cur);
+    f->cur_index = cur_ok ? find_in_set(f, &f->cur) : -1;
+    if (!cur_ok) {
+        int32_t i = pick_slot(b, f, pick, -1);
+        bsr_set_current(b, f, i >= 0 ? &f->paths[i].path : NULL, i);
+    }
+    if (f->n_paths == 0) {
+        f->next_round_ms = now + b->cfg.unreachable_retry_ms;
+        return;
+    }
+    f->round_active = true;
+    for (uint32_t j = 0; j < f->n_paths; j++)
+        send_probe(b, f, j, now);
+}
+
+static uint64_t jitter(bsr *b) { return dcn_rng_below(&b->rng, b->cfg.jitter_ms + 1); }
+
+/* SelectBestPath over the answered paths. */
+static void select_best(bsr *b, bsr_flow *f)
+{
+    int32_t best = -1;
+    uint64_t best_avail = 0;
+    uint64_t cur_eff = 0;
+    bool cur_measured = false;
+    for (uint32_t i = 0; i < f->n_paths; i++) {
+        bsr_path_slot *s = &f->paths[i];
+        if (s->state != BSR_PATH_GOOD || !bsr_faildb_path_ok(&b->db, &s->path))
+            continue;
+        uint64_t eff = s->avail_mbps;
+        if ((int32_t)i == f->cur_index) {
+            eff += f->own_rate_mbps; /* our own load is not a reason to leave */
+            cur_eff = eff;
+            cur_measured = true;
+        }
+        if (best < 0 || eff > best_avail || (eff == best_avail && (int32_t)i == f->cur_index)) {
+            best = (int32_t)i;
+            best_avail = eff;
+        }
+    }
+    if (best < 0) {
+        /* Nothing answered. Keep a path that is not known broken; else
+         * take any path of the set that is not known broken. */
+        if (f->cur.len && bsr_faildb_path_ok(&b->db, &f->cur))
+            return;
+        int32_t i = pick_slot(b, f, BSR_PICK_DEFAULT, -1);
+        bsr_set_current(b, f, i >= 0 ? &f->paths[i].path : NULL, i);
+        return;
+    }
+    if (best == f->cur_index)
+        return;
+    if (cur_measured) {
+        uint64_t margin = b->cfg.switch_margin_pct ? cur_eff * b->cfg.switch_margin_pct / 100 : 0;
+        if (b->cfg.switch_margin_pct && margin < 1)
+            margin = 1;
+        if (best_avail <= cur_eff + margin)
+            return;
+    }
+    bsr_set_current(b, f, &f->paths[best].path, best);
+}
+
+static void round_finish(bsr *b, bsr_flow *f, uint64_t now)
+{
+    f->round_active = false;
+    select_best(b, f);
+    if (f->cur.len)
+        f->next_round_ms = now + b->cfg.reselect_ms + jitter(b);
+    else
+        f->next_round_ms = now + b->cfg.unreachable_retry_ms;
+}
+
+/* Replaces the failed path at i by its BFS alternate (avoiding the failed
+ * links and the inner nodes of the other live paths) and probes it. A probe
+ * lost without any failure heard leaves the failed links unchanged, and the
+ * BFS would give the same path again: then the alternate also avoids the
+ * relay servers of the path that failed (each may be the one that died). */
+static void replace_failed(bsr *b, bsr_flow *f, uint32_t i, uint64_t now)
+{
+    bsr_path_slot *failed = &f->paths[i];
+    if (failed->recovery || f->replacements >= BSR_MAX_PATHS)
+        return; /* bounded work per round; the next round starts afresh */
+    uint32_t n = dcn_n_nodes(b->t);
+    memset(b->avoid, 0, n);
+    for (uint32_t j = 0; j < f->n_paths; j++) {
+        const bsr_path_slot *s = &f->paths[j];
+        if (j == i || s->state == BSR_PATH_FAILED || s->recovery)
+            continue;
+        for (uint32_t k = 1; k + 1 < s->path.len; k++)
+            b->avoid[s->path.node[k]] = 1;
+    }
+    const dcn_failures *fl = bsr_faildb_view(&b->db);
+    dcn_path alt;
+    int rc = dcn_bfs_path(b->t, b->self, f->dst, fl, b->avoid, &alt);
+    if (rc == 0 && bsr_paths_equal(&alt, &failed->path)) {
+        for (uint32_t k = 1; k + 1 < failed->path.len; k++)
+            if (dcn_kind(b->t, failed->path.node[k]) == DCN_SERVER)
+                b->avoid[failed->path.node[k]] = 1;
+        rc = dcn_bfs_path(b->t, b->self, f->dst, fl, b->avoid, &alt);
+    }
+    /* Nothing, or nothing new: this round goes on without that path. */
+    if (rc < 0 || bsr_paths_equal(&alt, &failed->path) || find_in_set(f, &alt) >= 0)
+        return;
+    f->replacements++;
+    if (f->cur_index == (int32_t)i)
+        f->cur_index = -1;
+    failed->path = alt;
+    failed->avail_mbps = BSR_AVAIL_UNKNOWN;
+    send_probe(b, f, i, now);
+}
+
+static void fail_slot(bsr *b, bsr_flow *f, uint32_t i, uint64_t now, bool replace)
+{
+    bsr_path_slot *s = &f->paths[i];
+    bool was_pending = s->state == BSR_PATH_PENDING;
+    s->state = BSR_PATH_FAILED;
+    if (was_pending) {
+        f->pending--;
+        if (replace)
+            replace_failed(b, f, i, now);
+    }
+}
+
+void bsr_round_check(bsr *b, bsr_flow *f, uint64_t now)
+{
+    if (!f->round_active)
+        return;
+    for (uint32_t i = 0; i < f->n_paths; i++) {
+        bsr_path_slot *s = &f->paths[i];
+        if (s->state == BSR_PATH_PENDING && now - s->sent_ms >= b->cfg.probe_timeout_ms) {
+            b->c.probe_timeouts++;
+            fail_slot(b, f, i, now, true);
+        }
+    }
+    if (f->pending == 0)
+        round_finish(b, f, now);
+}
+
+void bsr_probe_answer(bsr *b, bsr_flow *f, uint32_t seq, uint32_t avail_mbps, uint64_t now)
+{
+    for (uint32_t i = 0; i < f->n_paths; i++) {
+        bsr_path_slot *s = &f->paths[i];
+        if (s->state != BSR_PATH_PENDING || s->seq != seq)
+            continue;
+        b->c.probe_responses++;
+        s->state = BSR_PATH_GOOD;
+        s->avail_mbps = avail_mbps == BSR_AVAIL_UNKNOWN ? BSR_AVAIL_UNKNOWN - 1 : avail_mbps;
+        /* The probe crossed every link of the path: none of them is down. */
+        b->c.faildb_cleared_by_probe += bsr_faildb_clear_path(&b->db, &s->path);
+        f->pending--;
+        if (f->pending == 0)
+            round_finish(b, f, now);
+        return;
+    }
+    b->c.probe_responses_stale++;
+}
+
+void bsr_flow_link_failed(bsr *b, bsr_flow *f, uint32_t a, uint32_t bnode, uint64_t now)
+{
+    bool cur_hit = f->cur.len && bsr_path_crosses(&f->cur, a, bnode);
+    /* Every path of the set over the link failed; a probe on one is
+     * answered by this message, and its BFS alternate is probed. */
+    for (uint32_t i = 0; i < f->n_paths; i++)
+        if (f->paths[i].state != BSR_PATH_FAILED && bsr_path_crosses(&f->paths[i].path, a, bnode))
+            fail_slot(b, f, i, now, !cur_hit); /* when the path broke, a new round follows anyway */
+    if (!cur_hit) {
+        if (f->round_active && f->pending == 0)
+            round_finish(b, f, now);
+        return;
+    }
+    /* The flow's path broke: move at once to the cached path with the
+     * best last measurement (a fibre between two switches, MDCube's
+     * inter-container link: to a random other jump), then probe afresh. */
+    bool fibre = dcn_kind(b->t, a) == DCN_SWITCH && dcn_kind(b->t, bnode) == DCN_SWITCH;
+    int32_t pick = -1;
+    if (fibre)
+        pick = pick_slot(b, f, BSR_PICK_RANDOM, f->cur_index);
+    else
+        for (uint32_t i = 0; i < f->n_paths; i++) {
+            const bsr_path_slot *s = &f->paths[i];
+            if ((int32_t)i == f->cur_index || s->avail_mbps == BSR_AVAIL_UNKNOWN || !slot_usable(b, s))
+                continue;
+            if (pick < 0 || s->avail_mbps > f->paths[pick].avail_mbps)
+                pick = (int32_t)i;
+        }
+    if (pick >= 0)
+        bsr_set_current(b, f, &f->paths[pick].path, pick);
+    /* No cached path: the new round computes the repaired set and puts
+     * the flow on one of its paths before probing. */
+    bsr_round_start(b, f, now, fibre ? BSR_PICK_RANDOM : BSR_PICK_DEFAULT);
+}

@@ -1,0 +1,996 @@
+/* BSR (agent/src/agent/bsr.h) driven by a fake io: a manual clock and a
+ * list of the probes it sends, answered by the test. BCube n=4 k=1 with the
+ * source h00 unless said otherwise: towards h33 the path set is
+ *   P0 = h00 s0_0 h03 s1_3 h33   (leaves on level 0)
+ *   P1 = h00 s1_0 h30 s0_3 h33   (leaves on level 1). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent/bsr.h"
+#include "testutil.h"
+#include "topo/failures.h"
+
+#define FK_MAX_PROBES 2048
+#define TICK_MS 100
+
+typedef struct fake_probe {
+    bsr_flow_key key;
+    uint32_t seq;
+    dcn_path path;
+} fake_probe;
+
+typedef struct fx {
+    dcn_topo t;
+    bsr_config cfg;
+    bsr *b;
+    uint32_t self;
+    uint64_t now;
+    uint32_t n_probes;
+    fake_probe probe[FK_MAX_PROBES];
+    int send_fails;
+} fx;
+
+static uint64_t fk_now(void *ctx) { return ((fx *)ctx)->now; }
+
+static int fk_send(void *ctx, const bsr_flow_key *k, uint32_t seq, const dcn_path *path)
+{
+    fx *x = ctx;
+    ck_assert_uint_lt(x->n_probes, FK_MAX_PROBES);
+    ck_assert_uint_ge(path->len, 2);
+    ck_assert_uint_eq(path->node[0], x->self); /* a probe path starts here */
+    fake_probe *p = &x->probe[x->n_probes++];
+    p->key = *k;
+    p->seq = seq;
+    p->path = *path;
+    return x->send_fails ? -1 : 0;
+}
+
+static void fx_create(fx *x, uint64_t seed)
+{
+    bsr_io io = {.ctx = x, .now_ms = fk_now, .send_probe = fk_send, .port_avail_mbps = NULL};
+    x->b = bsr_create(&x->t, x->self, &x->cfg, &io, seed);
+    ck_assert_ptr_nonnull(x->b);
+}
+
+/* A fixture on "spec" with source `self`; cfg tweaks go between fx_new and fx_create. */
+static fx *fx_new(const char *spec, const char *self)
+{
+    fx *x = calloc(1, sizeof *x);
+    ck_assert_ptr_nonnull(x);
+    tu_build(&x->t, spec);
+    x->self = tu_node(&x->t, self);
+    bsr_config_default(&x->cfg);
+    x->now = 1000;
+    return x;
+}
+
+static fx *fx_bcube(void)
+{
+    fx *x = fx_new("bcube n=4 k=1", "h00");
+    fx_create(x, 1);
+    return x;
+}
+
+static void fx_free(fx *x)
+{
+    bsr_destroy(x->b);
+    dcn_topo_free(&x->t);
+    free(x);
+}
+
+static bsr_flow_key key_of(const fx *x, uint32_t dst, uint16_t sport)
+{
+    bsr_flow_key k = {.src_ip = 0x0a000001u + x->self, .dst_ip = 0x0a000001u + dst, .src_port = sport,
+                      .dst_port = 5001, .proto = 6};
+    return k;
+}
+
+static void advance(fx *x, uint64_t ms)
+{
+    for (uint64_t t = 0; t < ms; t += TICK_MS) {
+        x->now += TICK_MS;
+        bsr_tick(x->b);
+    }
+}
+
+/* Ticks until the next probe round starts (within the interval and its
+ * jitter); returns the index of its first probe. */
+static uint32_t next_round(fx *x)
+{
+    uint32_t from = x->n_probes;
+    for (uint64_t t = 0; x->n_probes == from; t += TICK_MS) {
+        ck_assert_uint_le(t, x->cfg.reselect_ms + x->cfg.jitter_ms + TICK_MS);
+        x->now += TICK_MS;
+        bsr_tick(x->b);
+    }
+    return from;
+}
+
+static bool same_path(const dcn_path *a, const dcn_path *b)
+{
+    return a->len == b->len && memcmp(a->node, b->node, a->len * sizeof a->node[0]) == 0;
+}
+
+/* The index of the first probe at or after `from` for flow k along path p, or -1. */
+static int probe_on(const fx *x, uint32_t from, const bsr_flow_key *k, const dcn_path *p)
+{
+    for (uint32_t i = from; i < x->n_probes; i++)
+        if (x->probe[i].key.src_port == k->src_port && x->probe[i].key.dst_ip == k->dst_ip &&
+            same_path(&x->probe[i].path, p))
+            return (int)i;
+    return -1;
+}
+
+static void answer(fx *x, int i, uint32_t avail)
+{
+    ck_assert_int_ge(i, 0);
+    bsr_on_probe_response(x->b, &x->probe[i].key, x->probe[i].seq, avail);
+}
+
+static bool flow_info(const fx *x, const bsr_flow_key *k, bsr_flow_info *out)
+{
+    static bsr_flow_info all[64];
+    size_t n = bsr_flows(x->b, all, 64);
+    for (size_t i = 0; i < n; i++)
+        if (all[i].key.src_port == k->src_port && all[i].key.dst_ip == k->dst_ip) {
+            *out = all[i];
+            return true;
+        }
+    return false;
+}
+
+static bsr_counters counters(const fx *x)
+{
+    bsr_counters c;
+    bsr_get_counters(x->b, &c);
+    return c;
+}
+
+static void family_set(const fx *x, uint32_t dst, dcn_pathset *s)
+{
+    ck_assert_int_ge(tu_paths(&x->t, NULL, x->self, dst, NULL, 1, s), 1);
+}
+
+static bool crosses(const dcn_path *p, uint32_t a, uint32_t b)
+{
+    for (uint32_t i = 0; i + 1 < p->len; i++)
+        if ((p->node[i] == a && p->node[i + 1] == b) || (p->node[i] == b && p->node[i + 1] == a))
+            return true;
+    return false;
+}
+
+static bool shares_inner_node(const dcn_path *p, const dcn_path *q)
+{
+    for (uint32_t i = 1; i + 1 < p->len; i++)
+        for (uint32_t j = 1; j + 1 < q->len; j++)
+            if (p->node[i] == q->node[j])
+                return true;
+    return false;
+}
+
+/* ---- new flows ---- */
+
+START_TEST(new_flow_gets_path_at_once_and_probes_every_path)
+{
+    fx *x = fx_bcube();
+    uint32_t dst = tu_node(&x->t, "h33");
+    dcn_pathset *set = calloc(1, sizeof *set);
+    family_set(x, dst, set);
+    ck_assert_uint_eq(set->count, 2); /* k+1 */
+
+    bsr_flow_key k = key_of(x, dst, 1000);
+    const dcn_path *p = bsr_route(x->b, &k, dst);
+    ck_assert_ptr_nonnull(p);
+    ck_assert_msg(dcn_path_valid(p, &x->t, NULL, NULL), "%s", tu_path_str(&x->t, p));
+    ck_assert_uint_eq(p->node[p->len - 1], dst);
+    ck_assert(same_path(p, &set->path[0])); /* the default path, before any answer */
+
+    ck_assert_uint_eq(x->n_probes, 2);
+    ck_assert_int_ge(probe_on(x, 0, &k, &set->path[0]), 0);
+    ck_assert_int_ge(probe_on(x, 0, &k, &set->path[1]), 0);
+    ck_assert_uint_ne(x->probe[0].seq, x->probe[1].seq);
+
+    /* Later packets: the same path, no new probe. */
+    for (int i = 0; i < 100; i++) {
+        const dcn_path *q = bsr_route_bytes(x->b, &k, dst, 1500);
+        ck_assert_ptr_eq(q, p);
+    }
+    ck_assert_uint_eq(x->n_probes, 2);
+    bsr_counters c = counters(x);
+    ck_assert_uint_eq(c.flows, 1);
+    ck_assert_uint_eq(c.flows_created, 1);
+    ck_assert_uint_eq(c.probes_sent, 2);
+    ck_assert_uint_eq(c.path_switches, 0);
+    free(set);
+    fx_free(x);
+}
+END_TEST
+
+START_TEST(bcube_k2_probes_three_paths)
+{
+    fx *x = fx_new("bcube n=3 k=2", "h000");
+    fx_create(x, 7);
+    uint32_t dst = tu_node(&x->t, "h222");
+    bsr_flow_key k = key_of(x, dst, 1);
+    ck_assert_ptr_nonnull(bsr_route(x->b, &k, dst));
+    ck_assert_uint_eq(x->n_probes, 3);
+    for (uint32_t i = 0; i < 3; i++)
+        for (uint32_t j = i + 1; j < 3; j++)
+            ck_assert(dcn_paths_node_disjoint(&x->probe[i].path, &x->probe[j].path));
+    fx_free(x);
+}
+END_TEST
+
+/* ---- selection ---- */
+
+START_TEST(best_bandwidth_wins_one_path_per_flow)
+{
+    fx *x = fx_bcube();
+    uint32_t dst = tu_node(&x->t, "h33");
+    dcn_pathset *set = calloc(1, sizeof *set);
+    family_set(x, dst, set);
+    bsr_flow_key k = key_of(x, dst, 1000);
+    ck_assert_ptr_nonnull(bsr_route(x->b, &k, dst));
+
+    answer(x, probe_on(x, 0, &k, &set->path[0]), 200);
+    /* Half a round answered: still on the default path. */
+    ck_assert(same_path(bsr_route(x->b, &k, dst), &set->path[0]));
+    answer(x, probe_on(x, 0, &k, &set->path[1]), 800);
+    const dcn_path *p = bsr_route(x->b, &k, dst);
+    ck_assert_msg(same_path(p, &set->path[1]), "on %s", tu_path_str(&x->t, p));
+
+    bsr_flow_info fi;
+    ck_assert(flow_info(x, &k, &fi));
+    ck_assert(same_path(&fi.path, &set->path[1]));
+    ck_assert_int_eq(fi.path_index, 1);
+    ck_assert_uint_eq(fi.n_paths, 2);
+    ck_assert_uint_eq(fi.avail_mbps[0], 200);
+    ck_assert_uint_eq(fi.avail_mbps[1], 800);
+    ck_assert_uint_eq(fi.cur_avail_mbps, 800);
+    ck_assert_uint_eq(fi.path_switches, 1);
+    ck_assert_uint_eq(fi.probes_sent, 2);
+
+    /* A gain within the margin (10%) does not move the flow ... */
+    uint32_t from = next_round(x);
+    ck_assert_uint_eq(x->n_probes, from + 2);
+    answer(x, probe_on(x, from, &k, &set->path[0]), 850);
+    answer(x, probe_on(x, from, &k, &set->path[1]), 800);
+    ck_assert(same_path(bsr_route(x->b, &k, dst), &set->path[1]));
+    /* ... a larger one does. */
+    from = next_round(x);
+    answer(x, probe_on(x, from, &k, &set->path[0]), 900);
+    answer(x, probe_on(x, from, &k, &set->path[1]), 800);
+    ck_assert(same_path(bsr_route(x->b, &k, dst), &set->path[0]));
+    ck_assert_uint_eq(counters(x).path_switches, 2);
+
+    /* One path per flow: every packet between two rounds takes the same path. */
+    const dcn_path *first = bsr_route(x->b, &k, dst);
+    dcn_path copy = *first;
+    for (int i = 0; i < 50; i++) {
+        x->now += 10;
+        ck_assert(same_path(bsr_route(x->b, &k, dst), &copy));
+    }
+    free(set);
+    fx_free(x);
+}
+END_TEST
+
+/* Answers every outstanding probe with a load model: each path between the
+ * pair has `cap` Mb/s, minus the rates of the flows whose current path it is
+ * (a flow's own traffic included, as on a real link). */
+typedef struct load_model {
+    const bsr_flow_key *keys;
+    const uint32_t *rate;
+    int n;
+    uint32_t cap;
+} load_model;
+
+static uint32_t path_avail(fx *x, const load_model *m, const dcn_path *p)
+{
+    uint64_t load = 0;
+    for (int i = 0; i < m->n; i++) {
+        bsr_flow_info fi;
+        if (flow_info(x, &m->keys[i], &fi) && same_path(&fi.path, p))
+            load += m->rate[i];
+    }
+    return load >= m->cap ? 0 : (uint32_t)(m->cap - load);
+}
+
+/* Runs the model for ms: traffic at each flow's rate, every probe answered
+ * within the tick it was sent in. Returns the path switches seen. */
+static uint64_t run_model(fx *x, const load_model *m, uint32_t dst, uint64_t ms, uint32_t *answered_upto)
+{
+    uint64_t before = counters(x).path_switches;
+    for (uint64_t t = 0; t < ms; t += TICK_MS) {
+        for (int i = 0; i < m->n; i++)
+            ck_assert_ptr_nonnull(
+                bsr_route_bytes(x->b, &m->keys[i], dst, (uint32_t)((uint64_t)m->rate[i] * 125000 * TICK_MS / 1000)));
+        while (*answered_upto < x->n_probes) {
+            fake_probe *p = &x->probe[(*answered_upto)++];
+            bsr_on_probe_response(x->b, &p->key, p->seq, path_avail(x, m, &p->path));
+        }
+        x->now += TICK_MS;
+        bsr_tick(x->b);
+    }
+    return counters(x).path_switches - before;
+}
+
+START_TEST(two_flows_of_one_pair_spread_over_the_paths)
+{
+    fx *x = fx_bcube();
+    uint32_t dst = tu_node(&x->t, "h33");
+    dcn_pathset *set = calloc(1, sizeof *set);
+    family_set(x, dst, set);
+    /* Both flows start while level 1 is down, so both begin on P0. */
+    uint16_t port1 = (uint16_t)dcn_topo_port_to(&x->t, x->self, set->path[1].node[1]);
+    bsr_on_local_port(x->b, port1, 0);
+    bsr_flow_key keys[2] = {key_of(x, dst, 1000), key_of(x, dst, 1001)};
+    uint32_t rate[2] = {600, 600};
+    load_model m = {keys, rate, 2, 1000};
+    ck_assert(same_path(bsr_route(x->b, &keys[0], dst), &set->path[0]));
+    ck_assert(same_path(bsr_route(x->b, &keys[1], dst), &set->path[0]));
+    uint32_t answered = 0;
+    run_model(x, &m, dst, 5000, &answered);
+    bsr_flow_info a, b;
+    ck_assert(flow_info(x, &keys[0], &a) && flow_info(x, &keys[1], &b));
+    ck_assert(same_path(&a.path, &b.path));
+
+    /* Level 1 is back: the probes show P0 loaded and P1 free, and the first
+     * flow to re-select moves; the other one then stays. */
+    bsr_on_local_port(x->b, port1, 1);
+    run_model(x, &m, dst, 30000, &answered);
+    ck_assert(flow_info(x, &keys[0], &a) && flow_info(x, &keys[1], &b));
+    ck_assert_msg(!same_path(&a.path, &b.path), "both on %s", tu_path_str(&x->t, &a.path));
+    ck_assert_uint_eq(a.path_switches + b.path_switches, 1);
+    /* Stable: no flow keeps fleeing its own load. */
+    ck_assert_uint_eq(run_model(x, &m, dst, 60000, &answered), 0);
+    ck_assert_uint_ge(a.own_rate_mbps, 590);
+    ck_assert_uint_le(a.own_rate_mbps, 610);
+    free(set);
+    fx_free(x);
+}
+END_TEST
+
+START_TEST(new_flows_of_one_pair_start_on_different_ports)
+{
+    fx *x = fx_bcube();
+    uint32_t dst = tu_node(&x->t, "h33");
+    bsr_flow_key k0 = key_of(x, dst, 1), k1 = key_of(x, dst, 2), k2 = key_of(x, dst, 3);
+    dcn_path p0 = *bsr_route(x->b, &k0, dst);
+    dcn_path p1 = *bsr_route(x->b, &k1, dst);
+    ck_assert(!same_path(&p0, &p1));
+    ck_assert_uint_ne(p0.node[1], p1.node[1]);
+    /* Three flows, two ports: the third shares one. */
+    dcn_path p2 = *bsr_route(x->b, &k2, dst);
+    ck_assert(same_path(&p2, &p0) || same_path(&p2, &p1));
+    fx_free(x);
+}
+END_TEST
+
+START_TEST(three_flows_balance_by_probed_load)
+{
+    fx *x = fx_bcube();
+    uint32_t dst = tu_node(&x->t, "h33");
+    bsr_flow_key keys[3] = {key_of(x, dst, 1), key_of(x, dst, 2), key_of(x, dst, 3)};
+    uint32_t rate[3] = {600, 100, 300};
+    load_model m = {keys, rate, 3, 1000};
+    dcn_pathset *set = calloc(1, sizeof *set);
+    family_set(x, dst, set);
+    uint32_t answered = 0;
+    run_model(x, &m, dst, 60000, &answered);
+    uint32_t load[2] = {0, 0};
+    for (int i = 0; i < 3; i++) {
+        bsr_flow_info fi;
+        ck_assert(flow_info(x, &keys[i], &fi));
+        ck_assert(fi.path_index == 0 || fi.path_index == 1);
+        load[fi.path_index] += rate[i];
+    }
+    ck_assert_uint_le(load[0], 700);
+    ck_assert_uint_le(load[1], 700);
+    ck_assert_uint_eq(run_model(x, &m, dst, 60000, &answered), 0);
+    free(set);
+    fx_free(x);
+}
+END_TEST
+
+/* ---- failures ---- */
+
+START_TEST(path_failure_switches_at_once_to_cached_path)
+{
+    fx *x = fx_bcube();
+    uint32_t dst = tu_node(&x->t, "h33");
+    dcn_pathset *set = calloc(1, sizeof *set);
+    family_set(x, dst, set);
+    bsr_flow_key k = key_of(x, dst, 1000);
+    bsr_route(x->b, &k, dst);
+    answer(x, probe_on(x, 0, &k, &set->path[0]), 300);
+    answer(x, probe_on(x, 0, &k, &set->path[1]), 900);
+    ck_assert(same_path(bsr_route(x->b, &k, dst), &set->path[1]));
+
+    /* h30-s0_3 on P1 fails; a relay reports it. */
+    uint32_t a = tu_node(&x->t, "h30"), b = tu_node(&x->t, "s0_3");
+    uint32_t from = x->n_probes;
+    bsr_on_path_failure(x->b, a, b);
+    /* No probe answered, no tick: the flow is already on P0. */
+    const dcn_path *p = bsr_route(x->b, &k, dst);
+    ck_assert_msg(same_path(p, &set->path[0]), "on %s", tu_path_str(&x->t, p));
+    bsr_flow_info fi;
+    ck_assert(flow_info(x, &k, &fi));
+    ck_assert_uint_eq(fi.path_switches, 2);
+    bsr_counters c = counters(x);
+    ck_assert_uint_eq(c.failures_heard, 1);
+    ck_assert_uint_eq(c.faildb_entries, 1);
+
+    /* Then it probes again: P0, the BFS alternate of P1 (avoiding the
+     * failed link and P0's nodes), and P1 itself to learn when it is back. */
+    ck_assert_uint_eq(x->n_probes, from + 3);
+    ck_assert_int_ge(probe_on(x, from, &k, &set->path[0]), 0);
+    ck_assert_int_ge(probe_on(x, from, &k, &set->path[1]), 0);
+    int alt = -1;
+    for (uint32_t i = from; i < x->n_probes; i++)
+        if (!same_path(&x->probe[i].path, &set->path[0]) && !same_path(&x->probe[i].path, &set->path[1]))
+            alt = (int)i;
+    ck_assert_int_ge(alt, 0);
+    const dcn_path *ap = &x->probe[alt].path;
+    ck_assert(dcn_path_valid(ap, &x->t, NULL, NULL));
+    ck_assert(!crosses(ap, a, b));
+    ck_assert_msg(!shares_inner_node(ap, &set->path[0]), "alternate %s", tu_path_str(&x->t, ap));
+
+    /* The same failure overheard again changes nothing. */
+    from = x->n_probes;
+    bsr_on_path_failure(x->b, b, a);
+    ck_assert_uint_eq(x->n_probes, from);
+    ck_assert(same_path(bsr_route(x->b, &k, dst), &set->path[0]));
+    ck_assert_uint_eq(counters(x).faildb_entries, 1);
+    free(set);
+    fx_free(x);
+}
+END_TEST
+
+START_TEST(failure_without_cached_path_uses_repaired_set)
+{
+    fx *x = fx_bcube();
+    uint32_t dst = tu_node(&x->t, "h33");
+    dcn_pathset *set = calloc(1, sizeof *set);
+    family_set(x, dst, set);
+    bsr_flow_key k = key_of(x, dst, 1000);
+    bsr_route(x->b, &k, dst); /* on P0, nothing answered yet: no cached path */
+    uint32_t a = tu_node(&x->t, "h03"), b = tu_node(&x->t, "s1_3");
+    bsr_on_path_failure(x->b, a, b);
+    const dcn_path *p = bsr_route(x->b, &k, dst);
+    ck_assert_ptr_nonnull(p);
+    ck_assert(!crosses(p, a, b));
+    ck_assert(dcn_path_valid(p, &x->t, NULL, NULL));
+    free(set);
+    fx_free(x);
+}
+END_TEST
+
+START_TEST(probe_timeout_gives_bfs_alternate)
+{
+    fx *x = fx_bcube();
+    uint32_t dst = tu_node(&x->t, "h33");
+    dcn_pathset *set = calloc(1, sizeof *set);
+    family_set(x, dst, set);
+    bsr_flow_key k = key_of(x, dst, 1000);
+    bsr_route(x->b, &k, dst);
+    answer(x, probe_on(x, 0, &k, &set->path[0]), 500);
+    /* A link off both paths is known failed; P1's probe is never answered. */
+    uint32_t fa = tu_node(&x->t, "h12"), fb = tu_node(&x->t, "s1_2");
+    bsr_on_path_failure(x->b, fa, fb);
+    uint32_t from = x->n_probes;
+    ck_assert_uint_eq(from, 2);
+    advance(x, x->cfg.probe_timeout_ms - TICK_MS);
+    ck_assert_uint_eq(counters(x).probe_timeouts, 0);
+    advance(x, 2 * TICK_MS);
+    ck_assert_uint_eq(counters(x).probe_timeouts, 1);
+    ck_assert_uint_eq(x->n_probes, from + 1);
+    const dcn_path *alt = &x->probe[from].path;
+    ck_assert_msg(dcn_path_valid(alt, &x->t, NULL, NULL), "%s", tu_path_str(&x->t, alt));
+    ck_assert_uint_eq(alt->node[alt->len - 1], dst);
+    ck_assert(!same_path(alt, &set->path[1]));
+    ck_assert(!crosses(alt, fa, fb));
+    ck_assert_msg(!shares_inner_node(alt, &set->path[0]), "%s", tu_path_str(&x->t, alt));
+    /* No failure names a link of P1, so the alternate also avoids P1's relay server. */
+    ck_assert(!dcn_path_contains(alt, tu_node(&x->t, "h30")));
+    /* The alternate answers best: the round ends there. */
+    answer(x, (int)from, 900);
+    ck_assert(same_path(bsr_route(x->b, &k, dst), alt));
+    /* The timed-out path is never current. */
+    bsr_flow_info fi;
+    ck_assert(flow_info(x, &k, &fi));
+    ck_assert_uint_eq(fi.n_paths, 2);
+    ck_assert_int_eq(fi.path_index, 1);
+    free(set);
+    fx_free(x);
+}
+END_TEST
+
+START_TEST(failure_during_probe_replaces_that_path)
+{
+    fx *x = fx_bcube();
+    uint32_t dst = tu_node(&x->t, "h33");
+    dcn_pathset *set = calloc(1, sizeof *set);
+    family_set(x, dst, set);
+    bsr_flow_key k = key_of(x, dst, 1000);
+    bsr_route(x->b, &k, dst); /* on P0; both probes out */
+    uint32_t a = tu_node(&x->t, "s1_0"), b = tu_node(&x->t, "h30");
+    bsr_on_path_failure(x->b, a, b); /* P1's probe failed */
+    ck_assert_uint_eq(x->n_probes, 3);
+    const dcn_path *alt = &x->probe[2].path;
+    ck_assert(!crosses(alt, a, b));
+    ck_assert(!shares_inner_node(alt, &set->path[0]));
+    ck_assert(dcn_path_valid(alt, &x->t, NULL, NULL));
+    /* The stale answer of the failed probe is ignored. */
+    answer(x, probe_on(x, 0, &k, &set->path[1]), 1000);
+    ck_assert_uint_eq(counters(x).probe_responses_stale, 1);
+    answer(x, probe_on(x, 0, &k, &set->path[0]), 100);
+    answer(x, 2, 700);
+    ck_assert(same_path(bsr_route(x->b, &k, dst), alt));
+    free(set);
+    fx_free(x);
+}
+END_TEST
+
+START_TEST(faildb_entries_expire)
+{
+    fx *x = fx_new("bcube n=4 k=1", "h00");
+    x->cfg.faildb_timeout_ms = 5000;
+    fx_create(x, 3);
+    bsr_on_path_failure(x->b, tu_node(&x->t, "h30"), tu_node(&x->t, "s0_3"));
+    bsr_faildb_info e[4];
+    ck_assert_uint_eq(bsr_faildb_list(x->b, e, 4), 1);
+    ck_assert_uint_eq(e[0].expires_in_ms, 5000);
+    advance(x, 4900);
+    ck_assert_uint_eq(bsr_faildb_list(x->b, e, 4), 1);
+    advance(x, 100);
+    ck_assert_uint_eq(bsr_faildb_list(x->b, e, 4), 0);
+    bsr_counters c = counters(x);
+    ck_assert_uint_eq(c.faildb_expired, 1);
+    ck_assert_uint_eq(c.faildb_entries, 0);
+    /* Hearing it again re-learns it; hearing it while known extends it. */
+    bsr_on_path_failure(x->b, tu_node(&x->t, "h30"), tu_node(&x->t, "s0_3"));
+    advance(x, 3000);
+    bsr_on_path_failure(x->b, tu_node(&x->t, "h30"), tu_node(&x->t, "s0_3"));
+    advance(x, 3000);
+    ck_assert_uint_eq(bsr_faildb_list(x->b, e, 4), 1);
+    advance(x, 2000);
+    ck_assert_uint_eq(bsr_faildb_list(x->b, e, 4), 0);
+    fx_free(x);
+}
+END_TEST
+
+START_TEST(probe_across_failed_link_clears_it)
+{
+    fx *x = fx_new("bcube n=4 k=1", "h00");
+    x->cfg.faildb_timeout_ms = 600000;
+    fx_create(x, 3);
+    uint32_t dst = tu_node(&x->t, "h33");
+    dcn_pathset *set = calloc(1, sizeof *set);
+    family_set(x, dst, set);
+    bsr_flow_key k = key_of(x, dst, 1000);
+    bsr_route(x->b, &k, dst);
+    answer(x, probe_on(x, 0, &k, &set->path[0]), 500);
+    answer(x, probe_on(x, 0, &k, &set->path[1]), 500);
+    uint32_t a = tu_node(&x->t, "h30"), b = tu_node(&x->t, "s0_3");
+    bsr_on_path_failure(x->b, a, b); /* P1 breaks; the flow is on P0 */
+    ck_assert(same_path(bsr_route(x->b, &k, dst), &set->path[0]));
+    uint32_t from = next_round(x);
+    ck_assert_uint_eq(x->n_probes, from + 3);
+    /* The next round probes P1 too, to see whether it is back. */
+    int rec = probe_on(x, from, &k, &set->path[1]);
+    ck_assert_int_ge(rec, 0);
+    answer(x, rec, 800);
+    bsr_counters c = counters(x);
+    ck_assert_uint_eq(c.faildb_entries, 0);
+    ck_assert_uint_eq(c.faildb_cleared_by_probe, 1);
+    fx_free(x);
+    free(set);
+}
+END_TEST
+
+START_TEST(local_port_down_is_a_failed_link)
+{
+    fx *x = fx_bcube();
+    uint32_t dst = tu_node(&x->t, "h33");
+    dcn_pathset *set = calloc(1, sizeof *set);
+    family_set(x, dst, set);
+    bsr_flow_key k = key_of(x, dst, 1000);
+    ck_assert(same_path(bsr_route(x->b, &k, dst), &set->path[0]));
+    uint16_t port0 = (uint16_t)dcn_topo_port_to(&x->t, x->self, set->path[0].node[1]);
+    bsr_on_local_port(x->b, port0, 0);
+    const dcn_path *p = bsr_route(x->b, &k, dst);
+    ck_assert(same_path(p, &set->path[1]));
+    bsr_faildb_info e[4];
+    ck_assert_uint_eq(bsr_faildb_list(x->b, e, 4), 1);
+    ck_assert_uint_eq(e[0].expires_in_ms, UINT64_MAX);
+    advance(x, 3 * x->cfg.faildb_timeout_ms);
+    ck_assert_uint_eq(bsr_faildb_list(x->b, e, 4), 1); /* no timeout while the port is down */
+    /* New flows avoid the port too. */
+    bsr_flow_key k2 = key_of(x, dst, 1001);
+    ck_assert_uint_ne(bsr_route(x->b, &k2, dst)->node[1], set->path[0].node[1]);
+    bsr_on_local_port(x->b, port0, 1);
+    ck_assert_uint_eq(bsr_faildb_list(x->b, e, 4), 0);
+    /* Ports out of range or not cabled are ignored. */
+    bsr_on_local_port(x->b, 99, 0);
+    ck_assert_uint_eq(bsr_faildb_list(x->b, e, 4), 0);
+    free(set);
+    fx_free(x);
+}
+END_TEST
+
+START_TEST(unreachable_on_tree_then_back)
+{
+    fx *x = fx_new("tree leaves=2 per_leaf=2", "h0");
+    x->cfg.faildb_timeout_ms = 3000;
+    fx_create(x, 5);
+    uint32_t dst = tu_node(&x->t, "h3");
+    bsr_flow_key k = key_of(x, dst, 9);
+    const dcn_path *p = bsr_route(x->b, &k, dst);
+    ck_assert_ptr_nonnull(p);
+    ck_assert_str_eq(tu_path_str(&x->t, p), "h0 s0 root s1 h3");
+    ck_assert_uint_eq(x->n_probes, 1);
+    answer(x, 0, 1000);
+    bsr_on_path_failure(x->b, tu_node(&x->t, "s0"), tu_node(&x->t, "root"));
+    ck_assert_ptr_null(bsr_route(x->b, &k, dst));
+    ck_assert_uint_ge(counters(x).unreachable, 1);
+    /* Within its own leaf, fine. */
+    bsr_flow_key k2 = key_of(x, 1, 9);
+    ck_assert_ptr_nonnull(bsr_route(x->b, &k2, 1));
+    advance(x, 3000 + 1000 + 2 * TICK_MS);
+    p = bsr_route(x->b, &k, dst);
+    ck_assert_ptr_nonnull(p);
+    ck_assert_str_eq(tu_path_str(&x->t, p), "h0 s0 root s1 h3");
+    fx_free(x);
+}
+END_TEST
+
+/* ---- timing ---- */
+
+START_TEST(periodic_reselection_at_interval_plus_jitter)
+{
+    fx *x = fx_bcube();
+    uint32_t dst = tu_node(&x->t, "h33");
+    enum { NF = 8 };
+    bsr_flow_key k[NF];
+    uint64_t delay[NF];
+    for (int i = 0; i < NF; i++) {
+        k[i] = key_of(x, dst, (uint16_t)(100 + i));
+        bsr_route(x->b, &k[i], dst);
+        delay[i] = 0;
+    }
+    uint64_t t0 = x->now;
+    for (uint32_t i = 0; i < x->n_probes; i++)
+        answer(x, (int)i, 500); /* every round ends now */
+    uint32_t from = x->n_probes;
+    while (x->now - t0 <= x->cfg.reselect_ms + x->cfg.jitter_ms + 2 * TICK_MS) {
+        advance(x, TICK_MS);
+        for (uint32_t i = from; i < x->n_probes; i++)
+            for (int f = 0; f < NF; f++)
+                if (x->probe[i].key.src_port == k[f].src_port && !delay[f])
+                    delay[f] = x->now - t0;
+        from = x->n_probes;
+    }
+    bool varied = false;
+    for (int f = 0; f < NF; f++) {
+        ck_assert_msg(delay[f] >= x->cfg.reselect_ms, "flow %d re-probed after %llu ms", f,
+                      (unsigned long long)delay[f]);
+        ck_assert_msg(delay[f] <= x->cfg.reselect_ms + x->cfg.jitter_ms + TICK_MS, "flow %d after %llu ms", f,
+                      (unsigned long long)delay[f]);
+        varied |= delay[f] != delay[0];
+    }
+    ck_assert_msg(varied, "jitter: every flow re-selected after the same delay");
+    fx_free(x);
+}
+END_TEST
+
+START_TEST(no_jitter_means_exact_interval)
+{
+    fx *x = fx_new("bcube n=4 k=1", "h00");
+    x->cfg.jitter_ms = 0;
+    x->cfg.reselect_ms = 2000;
+    fx_create(x, 1);
+    uint32_t dst = tu_node(&x->t, "h33");
+    bsr_flow_key k = key_of(x, dst, 1);
+    bsr_route(x->b, &k, dst);
+    for (int round = 0; round < 3; round++) {
+        uint32_t from = x->n_probes;
+        answer(x, (int)from - 2, 500);
+        answer(x, (int)from - 1, 500);
+        advance(x, 1900);
+        ck_assert_uint_eq(x->n_probes, from);
+        advance(x, 100);
+        ck_assert_uint_eq(x->n_probes, from + 2);
+    }
+    fx_free(x);
+}
+END_TEST
+
+/* ---- the flow table ---- */
+
+START_TEST(full_table_evicts_least_recently_used)
+{
+    fx *x = fx_new("bcube n=4 k=1", "h00");
+    x->cfg.max_flows = 3;
+    fx_create(x, 1);
+    uint32_t dst = tu_node(&x->t, "h33");
+    bsr_flow_key k1 = key_of(x, dst, 1), k2 = key_of(x, dst, 2), k3 = key_of(x, dst, 3), k4 = key_of(x, dst, 4);
+    bsr_route(x->b, &k1, dst);
+    bsr_route(x->b, &k2, dst);
+    bsr_route(x->b, &k3, dst);
+    bsr_route(x->b, &k1, dst); /* k2 is now the least recently used */
+    ck_assert_ptr_nonnull(bsr_route(x->b, &k4, dst));
+    bsr_counters c = counters(x);
+    ck_assert_uint_eq(c.flows, 3);
+    ck_assert_uint_eq(c.flows_evicted, 1);
+    bsr_flow_info fi;
+    ck_assert(!flow_info(x, &k2, &fi));
+    ck_assert(flow_info(x, &k1, &fi) && flow_info(x, &k3, &fi) && flow_info(x, &k4, &fi));
+    /* The evicted flow's answers are stale, not a crash. */
+    answer(x, 2, 100);
+    ck_assert_uint_eq(counters(x).probe_responses_stale, 1);
+    /* Many more flows than room: every packet still gets a path. */
+    for (uint16_t s = 10; s < 2000; s++) {
+        bsr_flow_key k = key_of(x, (uint32_t)(s % 15) + 1, s);
+        x->send_fails = s & 1; /* and probes that cannot be sent are survived */
+        ck_assert_ptr_nonnull(bsr_route(x->b, &k, (uint32_t)(s % 15) + 1));
+        if (x->n_probes > FK_MAX_PROBES - 8)
+            x->n_probes = 0;
+    }
+    ck_assert_uint_eq(counters(x).flows, 3);
+    ck_assert_uint_gt(counters(x).probe_send_errors, 0);
+    advance(x, 2000);
+    fx_free(x);
+}
+END_TEST
+
+START_TEST(idle_flows_expire)
+{
+    fx *x = fx_new("bcube n=4 k=1", "h00");
+    x->cfg.flow_idle_ms = 3000;
+    fx_create(x, 1);
+    uint32_t dst = tu_node(&x->t, "h33");
+    bsr_flow_key busy = key_of(x, dst, 1), idle = key_of(x, dst, 2);
+    bsr_route(x->b, &busy, dst);
+    bsr_route(x->b, &idle, dst);
+    for (int s = 0; s < 5; s++) {
+        advance(x, 1000);
+        bsr_route(x->b, &busy, dst);
+    }
+    bsr_flow_info fi;
+    ck_assert(flow_info(x, &busy, &fi));
+    ck_assert(!flow_info(x, &idle, &fi));
+    bsr_counters c = counters(x);
+    ck_assert_uint_eq(c.flows, 1);
+    ck_assert_uint_eq(c.flows_expired, 1);
+    ck_assert(flow_info(x, &busy, &fi));
+    ck_assert_uint_ge(fi.age_ms, 4900);
+    ck_assert_uint_le(fi.idle_ms, 100);
+    /* A forgotten flow that sends again is a new flow with a path at once. */
+    ck_assert_ptr_nonnull(bsr_route(x->b, &idle, dst));
+    ck_assert_uint_eq(counters(x).flows_created, 3);
+    fx_free(x);
+}
+END_TEST
+
+/* ---- bad input ---- */
+
+START_TEST(bad_input_is_rejected)
+{
+    fx *x = fx_new("bcube n=4 k=1", "h00");
+    bsr_io io = {.ctx = x, .now_ms = fk_now, .send_probe = fk_send};
+    bsr_io no_clock = {.ctx = x, .send_probe = fk_send};
+    ck_assert_ptr_null(bsr_create(&x->t, 0, &x->cfg, &no_clock, 1));
+    ck_assert_ptr_null(bsr_create(&x->t, 0, &x->cfg, NULL, 1));
+    ck_assert_ptr_null(bsr_create(&x->t, tu_node(&x->t, "s0_0"), &x->cfg, &io, 1)); /* a switch */
+    bsr_config c = x->cfg;
+    c.max_flows = 0;
+    ck_assert_ptr_null(bsr_create(&x->t, 0, &c, &io, 1));
+    c = x->cfg;
+    c.probe_timeout_ms = 0;
+    ck_assert_ptr_null(bsr_create(&x->t, 0, &c, &io, 1));
+    fx_create(x, 1);
+    bsr_flow_key k = key_of(x, 0, 1);
+    ck_assert_ptr_null(bsr_route(x->b, &k, x->self));     /* to ourselves */
+    ck_assert_ptr_null(bsr_route(x->b, &k, 16));          /* a switch */
+    ck_assert_ptr_null(bsr_route(x->b, &k, 1u << 30));    /* nothing */
+    ck_assert_ptr_null(bsr_route(x->b, NULL, 3));
+    ck_assert_uint_eq(counters(x).flows, 0);
+    bsr_on_path_failure(x->b, 0, 15);                     /* not adjacent */
+    bsr_on_path_failure(x->b, 0, 0);
+    bsr_on_path_failure(x->b, 0, UINT32_MAX);
+    bsr_counters cc = counters(x);
+    ck_assert_uint_eq(cc.failures_ignored, 3);
+    ck_assert_uint_eq(cc.faildb_entries, 0);
+    bsr_on_probe_response(x->b, &k, 12345, 10);
+    ck_assert_uint_eq(counters(x).probe_responses_stale, 1);
+    /* The same 5-tuple towards another server restarts the flow. */
+    bsr_flow_key kk = key_of(x, 5, 1);
+    ck_assert_uint_eq(bsr_route(x->b, &kk, 5)->node[bsr_route(x->b, &kk, 5)->len - 1], 5);
+    ck_assert_uint_eq(bsr_route(x->b, &kk, 6)->node[bsr_route(x->b, &kk, 6)->len - 1], 6);
+    ck_assert_uint_eq(counters(x).flows, 1);
+    /* NULL everywhere is harmless. */
+    bsr_tick(NULL);
+    bsr_on_path_failure(NULL, 0, 1);
+    bsr_on_local_port(NULL, 0, 0);
+    bsr_on_probe_response(NULL, &k, 1, 1);
+    ck_assert_uint_eq(bsr_flows(NULL, NULL, 0), 0);
+    bsr_destroy(NULL);
+    dcn_pathset *s = calloc(1, sizeof *s);
+    ck_assert_int_eq(bsr_pathset(x->b, x->self, s), -1);
+    ck_assert_int_eq(bsr_pathset(x->b, 15, s), 2);
+    free(s);
+    fx_free(x);
+}
+END_TEST
+
+/* ---- MDCube: a fibre (switch-to-switch link) failing moves to a random other jump ---- */
+
+/* A hand-built stand-in: src - swA = X1|X2|X3 = swD - dst, where swA-Xi
+ * and Xi-swD are switch-to-switch links, one "jump" per Xi. */
+enum { J_SRC, J_DST, J_SWA, J_SWD, J_X1 };
+
+static void jumps_name(const dcn_topo *t, uint32_t v, char *buf, size_t len)
+{
+    (void)t;
+    static const char *names[] = {"src", "dst", "swA", "swD"};
+    if (v < 4)
+        snprintf(buf, len, "%s", names[v]);
+    else
+        snprintf(buf, len, "X%u", v - J_X1 + 1);
+}
+
+static int jumps_paths(const dcn_topo *t, uint32_t src, uint32_t dst, const dcn_route_ctx *ctx, dcn_pathset *out)
+{
+    (void)ctx;
+    out->count = 0;
+    if (src != J_SRC || dst != J_DST)
+        return dcn_algo_shortest(t, src, dst, ctx, out);
+    for (uint32_t j = 0; j < 3; j++) {
+        dcn_path *p = &out->path[out->count++];
+        dcn_path_clear(p);
+        uint32_t seq[] = {J_SRC, J_SWA, J_X1 + j, J_SWD, J_DST};
+        for (int i = 0; i < 5; i++)
+            dcn_path_push(p, seq[i]);
+    }
+    return 3;
+}
+
+static const dcn_algo jumps_algos[] = {{"jumps", "one path per jump", jumps_paths}};
+static const dcn_family jumps_family = {.name = "jumps", .node_name = jumps_name, .algos = jumps_algos, .n_algos = 1};
+
+static void build_jumps(dcn_topo *t)
+{
+    char err[256];
+    memset(t, 0, sizeof *t);
+    t->family = &jumps_family;
+    uint16_t server_ports[] = {1, 1};
+    uint16_t switch_ports[] = {4, 4, 2, 2, 2};
+    ck_assert_int_eq(dcn_topo_alloc(t, 2, 5, server_ports, switch_ports, err, sizeof err), 0);
+    ck_assert_int_eq(dcn_topo_connect(t, J_SRC, 0, J_SWA, 0, err, sizeof err), 0);
+    ck_assert_int_eq(dcn_topo_connect(t, J_DST, 0, J_SWD, 0, err, sizeof err), 0);
+    for (uint16_t j = 0; j < 3; j++) {
+        ck_assert_int_eq(dcn_topo_connect(t, J_SWA, (uint16_t)(1 + j), J_X1 + j, 0, err, sizeof err), 0);
+        ck_assert_int_eq(dcn_topo_connect(t, J_SWD, (uint16_t)(1 + j), J_X1 + j, 1, err, sizeof err), 0);
+    }
+}
+
+START_TEST(fibre_failure_moves_to_random_other_jump)
+{
+    int chosen[3] = {0, 0, 0};
+    for (uint64_t seed = 1; seed <= 40; seed++) {
+        fx *x = calloc(1, sizeof *x);
+        build_jumps(&x->t);
+        x->self = J_SRC;
+        bsr_config_default(&x->cfg);
+        x->now = 1000;
+        fx_create(x, seed);
+        bsr_flow_key k = key_of(x, J_DST, 1);
+        const dcn_path *p = bsr_route(x->b, &k, J_DST);
+        ck_assert_uint_eq(p->node[2], J_X1);
+        ck_assert_uint_eq(x->n_probes, 3);
+        /* X3 measures best, but a fibre failure picks a random other jump. */
+        answer(x, 0, 500);
+        answer(x, 1, 100);
+        answer(x, 2, 400);
+        ck_assert_uint_eq(bsr_route(x->b, &k, J_DST)->node[2], J_X1);
+        bsr_on_path_failure(x->b, J_SWA, J_X1);
+        p = bsr_route(x->b, &k, J_DST);
+        ck_assert_ptr_nonnull(p);
+        ck_assert_uint_ne(p->node[2], J_X1);
+        chosen[p->node[2] - J_X1]++;
+        fx_free(x);
+    }
+    ck_assert_int_eq(chosen[0], 0);
+    ck_assert_int_gt(chosen[1], 5);
+    ck_assert_int_gt(chosen[2], 5);
+}
+END_TEST
+
+START_TEST(server_link_failure_takes_best_cached_jump)
+{
+    /* The same stand-in, but the broken link is not a fibre: best cached wins. */
+    fx *x = calloc(1, sizeof *x);
+    build_jumps(&x->t);
+    x->self = J_SRC;
+    bsr_config_default(&x->cfg);
+    fx_create(x, 1);
+    bsr_flow_key k = key_of(x, J_DST, 1);
+    bsr_route(x->b, &k, J_DST);
+    answer(x, 0, 500);
+    answer(x, 1, 100);
+    answer(x, 2, 400);
+    /* dst's only link: nothing else to take; the flow has no path. */
+    bsr_on_path_failure(x->b, J_DST, J_SWD);
+    ck_assert_ptr_null(bsr_route(x->b, &k, J_DST));
+    fx_free(x);
+}
+END_TEST
+
+START_TEST(mdcube_fibre_failure_changes_jump)
+{
+    if (!dcn_family_find("mdcube"))
+        return; /* the family is not in this tree */
+    fx *x = fx_new("mdcube n=2 k=1 m=4", "#0");
+    fx_create(x, 11);
+    /* A server in another container: the last one. */
+    uint32_t dst = x->t.n_servers - 1;
+    dcn_pathset *set = calloc(1, sizeof *set);
+    int n = tu_paths(&x->t, NULL, x->self, dst, NULL, 1, set);
+    ck_assert_int_ge(n, 2);
+    bsr_flow_key k = key_of(x, dst, 1);
+    dcn_path p = *bsr_route(x->b, &k, dst);
+    ck_assert_uint_eq(x->n_probes, (uint32_t)n);
+    for (uint32_t i = 0; i < x->n_probes; i++)
+        answer(x, (int)i, 500);
+    /* Its first fibre (switch to switch). */
+    uint32_t a = DCN_NONE, b = DCN_NONE;
+    for (uint32_t i = 0; i + 1 < p.len; i++)
+        if (dcn_kind(&x->t, p.node[i]) == DCN_SWITCH && dcn_kind(&x->t, p.node[i + 1]) == DCN_SWITCH) {
+            a = p.node[i];
+            b = p.node[i + 1];
+            break;
+        }
+    ck_assert_uint_ne(a, DCN_NONE);
+    bsr_on_path_failure(x->b, a, b);
+    const dcn_path *q = bsr_route(x->b, &k, dst);
+    ck_assert_ptr_nonnull(q);
+    ck_assert(!crosses(q, a, b));
+    ck_assert(dcn_path_valid(q, &x->t, NULL, NULL));
+    free(set);
+    fx_free(x);
+}
+END_TEST
+
+static Suite *bsr_suite(void)
+{
+    Suite *s = suite_create("agent_bsr");
+    TCase *tc = tcase_create("bsr");
+    tcase_add_test(tc, new_flow_gets_path_at_once_and_probes_every_path);
+    tcase_add_test(tc, bcube_k2_probes_three_paths);
+    tcase_add_test(tc, best_bandwidth_wins_one_path_per_flow);
+    tcase_add_test(tc, two_flows_of_one_pair_spread_over_the_paths);
+    tcase_add_test(tc, new_flows_of_one_pair_start_on_different_ports);
+    tcase_add_test(tc, three_flows_balance_by_probed_load);
+    tcase_add_test(tc, path_failure_switches_at_once_to_cached_path);
+    tcase_add_test(tc, failure_without_cached_path_uses_repaired_set);
+    tcase_add_test(tc, probe_timeout_gives_bfs_alternate);
+    tcase_add_test(tc, failure_during_probe_replaces_that_path);
+    tcase_add_test(tc, faildb_entries_expire);
+    tcase_add_test(tc, probe_across_failed_link_clears_it);
+    tcase_add_test(tc, local_port_down_is_a_failed_link);
+    tcase_add_test(tc, unreachable_on_tree_then_back);
+    tcase_add_test(tc, periodic_reselection_at_interval_plus_jitter);
+    tcase_add_test(tc, no_jitter_means_exact_interval);
+    tcase_add_test(tc, full_table_evicts_least_recently_used);
+    tcase_add_test(tc, idle_flows_expire);
+    tcase_add_test(tc, bad_input_is_rejected);
+    tcase_add_test(tc, fibre_failure_moves_to_random_other_jump);
+    tcase_add_test(tc, server_link_failure_takes_best_cached_jump);
+    tcase_add_test(tc, mdcube_fibre_failure_changes_jump);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void) { return tu_run(bsr_suite()); }
