@@ -1,0 +1,414 @@
+/* dcn-agent: one per emulated server. One libev loop drives the port
+ * sockets, the TUN device, link events, the control socket and a 100 ms
+ * tick; every forwarding decision is in engine.c. */
+#include <errno.h>
+#include <ev.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ctl_server.h"
+#include "engine.h"
+#include "linkmon.h"
+#include "options.h"
+#include "pcap_io.h"
+#include "rawsock.h"
+#include "topo/bfs.h"
+#include "tun.h"
+
+#define TUN_BURST 64
+#define RX_BURSTS 4
+
+typedef struct agent {
+    agent_options opt;
+    dcn_topo topo;
+    engine *e;
+    struct ev_loop *loop;
+    rawsock sock[ENGINE_MAX_PORTS];
+    ev_io sock_w[ENGINE_MAX_PORTS];
+    char ifname[ENGINE_MAX_PORTS][16];
+    int tun_fd;
+    ev_io tun_w;
+    linkmon *lm;
+    ev_io lm_w;
+    ev_timer tick_w;
+    ev_signal sig_w[2];
+    ctl_server *ctl;
+    pcap_writer *pcap;
+    uint8_t *tunbuf;
+    uint8_t was_up[256];
+    uint64_t tx_dropped_seen;
+} agent;
+
+static agent A;
+
+static void logf_(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void logf_(const char *fmt, ...)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    struct tm tm;
+    gmtime_r(&ts.tv_sec, &tm);
+    fprintf(stderr, "%02d:%02d:%02d.%03ld %s: ", tm.tm_hour, tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000000,
+            A.opt.name);
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    fflush(stderr);
+}
+
+static uint64_t mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/* ---- engine I/O ---- */
+
+static uint64_t io_now(void *ctx)
+{
+    (void)ctx;
+    return mono_ms();
+}
+
+static int io_send(void *ctx, unsigned port, const uint8_t *frame, size_t len)
+{
+    agent *a = ctx;
+    if (port >= ENGINE_MAX_PORTS || a->sock[port].fd < 0)
+        return -1;
+    if (a->pcap)
+        pcapw_write(a->pcap, frame, len, 0);
+    return rawsock_queue(&a->sock[port], frame, len);
+}
+
+static void io_deliver(void *ctx, const uint8_t *ip, size_t len)
+{
+    agent *a = ctx;
+    if (write(a->tun_fd, ip, len) < 0)
+        a->e->c.drop_tx_error++;
+}
+
+static void flush_all(agent *a)
+{
+    for (unsigned p = 0; p < ENGINE_MAX_PORTS; p++)
+        if (a->sock[p].fd >= 0 && a->sock[p].tn)
+            rawsock_flush(&a->sock[p]);
+}
+
+/* ---- ports ---- */
+
+static void on_port(struct ev_loop *loop, ev_io *w, int revents);
+
+static int attach_port(agent *a, unsigned p)
+{
+    char err[200];
+    if (rawsock_open(&a->sock[p], a->ifname[p], err, sizeof err) < 0) {
+        a->sock[p].fd = -1;
+        logf_("port %u: %s (port unused)", p, err);
+        return -1;
+    }
+    engine_port *ep = &a->e->port[p];
+    ep->present = true;
+    ep->carrier = a->sock[p].carrier;
+    memcpy(ep->mac, a->sock[p].mac, 6);
+    snprintf(ep->ifname, sizeof ep->ifname, "%s", a->ifname[p]);
+    ep->capacity_mbps = a->opt.port_capacity[p] ? a->opt.port_capacity[p] : a->opt.capacity_mbps;
+    if (a->loop) {
+        ev_io_init(&a->sock_w[p], on_port, a->sock[p].fd, EV_READ);
+        a->sock_w[p].data = (void *)(uintptr_t)p;
+        ev_io_start(a->loop, &a->sock_w[p]);
+    }
+    logf_("port %u: %s bound, carrier %s", p, a->ifname[p], ep->carrier ? "up" : "down");
+    return 0;
+}
+
+static void detach_port(agent *a, unsigned p)
+{
+    if (a->sock[p].fd < 0)
+        return;
+    if (a->loop)
+        ev_io_stop(a->loop, &a->sock_w[p]);
+    rawsock_close(&a->sock[p]);
+    engine_carrier(a->e, p, false);
+    a->e->port[p].present = false;
+    logf_("port %u: %s gone", p, a->ifname[p]);
+}
+
+static void on_port(struct ev_loop *loop, ev_io *w, int revents)
+{
+    (void)loop;
+    (void)revents;
+    agent *a = &A;
+    unsigned p = (unsigned)(uintptr_t)w->data;
+    rawsock *s = &a->sock[p];
+    for (int burst = 0; burst < RX_BURSTS; burst++) {
+        int n = rawsock_recv_batch(s);
+        for (int i = 0; i < n; i++) {
+            uint8_t *f = s->riov[i].iov_base;
+            size_t len = s->rmsg[i].msg_len;
+            if (a->pcap)
+                pcapw_write(a->pcap, f, len, 0);
+            engine_rx_frame(a->e, p, f, len);
+        }
+        flush_all(a); /* the batch buffers are reused by the next recvmmsg */
+        if (n < RAWSOCK_BATCH)
+            break;
+    }
+}
+
+static void on_tun(struct ev_loop *loop, ev_io *w, int revents)
+{
+    (void)loop;
+    (void)revents;
+    (void)w;
+    agent *a = &A;
+    for (int i = 0; i < TUN_BURST; i++) {
+        ssize_t n = read(a->tun_fd, a->tunbuf + ENGINE_HEADROOM, 65536);
+        if (n <= 0)
+            break;
+        engine_from_tun(a->e, a->tunbuf, (size_t)n);
+    }
+    flush_all(a);
+}
+
+static void on_link(void *ctx, int ifindex, const char *ifname, bool exists, bool carrier)
+{
+    agent *a = ctx;
+    for (unsigned p = 0; p < a->e->nports; p++) {
+        if (a->sock[p].fd >= 0 && a->sock[p].ifindex == ifindex) {
+            if (!exists) {
+                detach_port(a, p);
+            } else if (a->e->port[p].carrier != carrier) {
+                logf_("port %u: %s carrier %s", p, a->ifname[p], carrier ? "up" : "down");
+                engine_carrier(a->e, p, carrier);
+            }
+        } else if (a->sock[p].fd < 0 && exists && strcmp(ifname, a->ifname[p]) == 0) {
+            if (attach_port(a, p) == 0 && a->e->port[p].carrier)
+                engine_send_hellos(a->e);
+        }
+    }
+    flush_all(a);
+}
+
+static void on_linkmon(struct ev_loop *loop, ev_io *w, int revents)
+{
+    (void)loop;
+    (void)w;
+    (void)revents;
+    linkmon_read(A.lm);
+}
+
+static void log_neighbor_changes(agent *a)
+{
+    for (unsigned i = 0; i < 256; i++) {
+        const neigh_entry *ne = &a->e->nt.e[i];
+        if (!ne->valid || ne->up == a->was_up[i])
+            continue;
+        char name[DCN_NAME_MAX];
+        dcn_node_name(&a->topo, ne->node, name, sizeof name);
+        logf_("neighbor %s (NHA 0x%02x, port %u) %s", name, i, ne->port, ne->up ? "up" : "down");
+        a->was_up[i] = ne->up;
+    }
+}
+
+static void on_tick(struct ev_loop *loop, ev_timer *w, int revents)
+{
+    (void)loop;
+    (void)w;
+    (void)revents;
+    agent *a = &A;
+    engine_tick(a->e);
+    flush_all(a);
+    uint64_t dropped = 0;
+    for (unsigned p = 0; p < ENGINE_MAX_PORTS; p++)
+        if (a->sock[p].fd >= 0)
+            dropped += a->sock[p].tx_dropped;
+    if (dropped > a->tx_dropped_seen) {
+        a->e->c.drop_tx_error += dropped - a->tx_dropped_seen;
+        a->e->c.tx_ok -= a->e->c.tx_ok >= dropped - a->tx_dropped_seen ? dropped - a->tx_dropped_seen : 0;
+    }
+    a->tx_dropped_seen = dropped;
+    log_neighbor_changes(a);
+    if (a->pcap)
+        pcapw_flush(a->pcap);
+}
+
+static void on_signal(struct ev_loop *loop, ev_signal *w, int revents)
+{
+    (void)w;
+    (void)revents;
+    ev_break(loop, EVBREAK_ALL);
+}
+
+/* ---- setup ---- */
+
+static int build_topology(agent *a, char *err, size_t errlen)
+{
+    char spec[sizeof a->opt.topo];
+    memcpy(spec, a->opt.topo, sizeof spec);
+    char *words[64];
+    int n = 0;
+    char *save = NULL;
+    for (char *w = strtok_r(spec, " \t", &save); w && n < 64; w = strtok_r(NULL, " \t", &save))
+        words[n++] = w;
+    if (n == 0) {
+        snprintf(err, errlen, "--topo is empty");
+        return -1;
+    }
+    if (dcn_topo_build(&a->topo, words[0], n - 1, words + 1, err, errlen) < 0)
+        return -1;
+    return 0;
+}
+
+/* Header bytes to reserve below the link MTU: paths of up to twice the
+ * server-hop eccentricity plus two hops (BSR's BFS alternates). */
+static size_t header_reserve(const dcn_topo *t, uint32_t self)
+{
+    uint32_t *hops = calloc(t->n_servers, sizeof *hops);
+    uint32_t ecc = 8;
+    if (hops) {
+        dcn_bfs_server_distances(t, self, NULL, NULL, hops);
+        ecc = 0;
+        for (uint32_t i = 0; i < t->n_servers; i++)
+            if (hops[i] != UINT32_MAX && hops[i] > ecc)
+                ecc = hops[i];
+        free(hops);
+    }
+    uint32_t bound = 2 * ecc + 2;
+    if (bound > DCN_MAX_HOPS)
+        bound = DCN_MAX_HOPS;
+    return DCN_HDR_FIXED + dcn_nha_bytes(bound);
+}
+
+int main(int argc, char **argv)
+{
+    agent *a = &A;
+    char err[300];
+    a->tun_fd = -1;
+    for (unsigned p = 0; p < ENGINE_MAX_PORTS; p++)
+        a->sock[p].fd = -1;
+    if (agent_options_parse(&a->opt, argc, argv, err, sizeof err) < 0) {
+        fprintf(stderr, "dcn-agent: %s\n", err);
+        return 2;
+    }
+    if (build_topology(a, err, sizeof err) < 0) {
+        fprintf(stderr, "dcn-agent: --topo: %s\n", err);
+        return 2;
+    }
+    uint32_t self = dcn_node_lookup(&a->topo, a->opt.name);
+    if (self == DCN_NONE || self >= a->topo.n_servers) {
+        fprintf(stderr, "dcn-agent: --name %s is not a server of %s\n", a->opt.name, a->opt.topo);
+        return 2;
+    }
+    if (a->opt.log[0] && !freopen(a->opt.log, "a", stderr)) {
+        fprintf(stdout, "dcn-agent: cannot open log %s: %s\n", a->opt.log, strerror(errno));
+        return 1;
+    }
+    signal(SIGPIPE, SIG_IGN);
+    a->e = calloc(1, sizeof *a->e);
+    a->tunbuf = malloc(ENGINE_HEADROOM + 65536);
+    if (!a->e || !a->tunbuf) {
+        logf_("out of memory");
+        return 1;
+    }
+    engine_config cfg;
+    engine_config_default(&cfg);
+    cfg.hello_ms = a->opt.hello_ms;
+    cfg.dead_misses = a->opt.dead_misses;
+    cfg.seed = a->opt.seed;
+    engine_io io = {.ctx = a, .now_ms = io_now, .send_frame = io_send, .deliver_ip = io_deliver};
+    if (engine_init(a->e, &a->topo, self, &cfg, &io) < 0) {
+        logf_("engine setup failed");
+        return 1;
+    }
+    if (a->opt.pcap[0] && !(a->pcap = pcapw_open(a->opt.pcap, err, sizeof err))) {
+        logf_("--pcap: %s", err);
+        return 1;
+    }
+    for (unsigned p = 0; p < a->e->nports; p++) {
+        if (agent_ifname(&a->opt, p, a->ifname[p], sizeof a->ifname[p]) < 0) {
+            fprintf(stderr, "dcn-agent: interface name of port %u is longer than 15 characters\n", p);
+            return 2;
+        }
+        attach_port(a, p);
+    }
+    size_t reserve = header_reserve(&a->topo, self);
+    unsigned tun_mtu = (unsigned)(a->opt.mtu - reserve);
+    a->tun_fd = tun_open(a->opt.tun, engine_ip_of(self), tun_mtu, err, sizeof err);
+    if (a->tun_fd < 0) {
+        logf_("%s", err);
+        return 1;
+    }
+    a->ctl = ctl_server_open(a->opt.ctl_path, a->e, err, sizeof err);
+    if (!a->ctl) {
+        logf_("%s", err);
+        tun_close(a->tun_fd);
+        return 1;
+    }
+    a->lm = linkmon_open(on_link, a);
+    if (!a->lm)
+        logf_("netlink link monitor unavailable: carrier changes only through hellos");
+    if (!a->opt.foreground && daemon(1, a->opt.log[0] ? 1 : 0) < 0) {
+        logf_("daemon: %s", strerror(errno));
+        return 1;
+    }
+    if (a->opt.pidfile[0]) {
+        FILE *pf = fopen(a->opt.pidfile, "w");
+        if (pf) {
+            fprintf(pf, "%d\n", (int)getpid());
+            fclose(pf);
+        }
+    }
+    a->loop = ev_default_loop(EVFLAG_AUTO);
+    for (unsigned p = 0; p < a->e->nports; p++) {
+        if (a->sock[p].fd < 0)
+            continue;
+        ev_io_init(&a->sock_w[p], on_port, a->sock[p].fd, EV_READ);
+        a->sock_w[p].data = (void *)(uintptr_t)p;
+        ev_io_start(a->loop, &a->sock_w[p]);
+    }
+    ev_io_init(&a->tun_w, on_tun, a->tun_fd, EV_READ);
+    ev_io_start(a->loop, &a->tun_w);
+    if (a->lm) {
+        ev_io_init(&a->lm_w, on_linkmon, linkmon_fd(a->lm), EV_READ);
+        ev_io_start(a->loop, &a->lm_w);
+    }
+    ctl_server_start(a->ctl, a->loop);
+    ev_timer_init(&a->tick_w, on_tick, 0.1, 0.1);
+    ev_timer_start(a->loop, &a->tick_w);
+    ev_signal_init(&a->sig_w[0], on_signal, SIGTERM);
+    ev_signal_init(&a->sig_w[1], on_signal, SIGINT);
+    ev_signal_start(a->loop, &a->sig_w[0]);
+    ev_signal_start(a->loop, &a->sig_w[1]);
+    char name[DCN_NAME_MAX];
+    dcn_node_name(&a->topo, self, name, sizeof name);
+    logf_("server %s id %u ip 10.%u.%u.%u, %u neighbours, tun %s mtu %u, ctl %s, path selection %s", name, self,
+          (engine_ip_of(self) >> 16) & 255, (engine_ip_of(self) >> 8) & 255, engine_ip_of(self) & 255,
+          a->e->nt.n_valid, a->opt.tun, tun_mtu, a->opt.ctl_path, ps_name());
+    engine_send_hellos(a->e);
+    flush_all(a);
+    ev_run(a->loop, 0);
+
+    logf_("exiting");
+    ctl_server_close(a->ctl);
+    linkmon_close(a->lm);
+    tun_close(a->tun_fd);
+    for (unsigned p = 0; p < ENGINE_MAX_PORTS; p++)
+        if (a->sock[p].fd >= 0)
+            rawsock_close(&a->sock[p]);
+    pcapw_close(a->pcap);
+    engine_fini(a->e);
+    free(a->e);
+    free(a->tunbuf);
+    dcn_topo_free(&a->topo);
+    if (a->opt.pidfile[0])
+        unlink(a->opt.pidfile);
+    return 0;
+}

@@ -1,0 +1,51 @@
+/* Named packet counters of one agent, one X-macro list so the control
+ * socket prints every counter by name. */
+#ifndef DCN_AGENT_COUNTERS_H
+#define DCN_AGENT_COUNTERS_H
+
+#include <stdint.h>
+
+#define DCN_COUNTERS(X)                                                                                            \
+    X(rx_ok)                /* frames accepted (any type) */                                                      \
+    X(tx_ok)                /* frames handed to a port */                                                         \
+    X(rx_data_delivered)    /* data packets written to the TUN device */                                          \
+    X(tx_data_from_tun)     /* data packets encapsulated from the TUN device */                                   \
+    X(relayed)              /* frames forwarded for others */                                                     \
+    X(hello_rx)                                                                                                   \
+    X(hello_tx)                                                                                                   \
+    X(probe_tx)             /* probes sent as source */                                                           \
+    X(probe_relayed)                                                                                              \
+    X(probe_rx)             /* probes ending here */                                                              \
+    X(probe_resp_tx)                                                                                              \
+    X(probe_resp_rx)                                                                                              \
+    X(path_failure_tx)                                                                                            \
+    X(path_failure_rx)      /* addressed to us */                                                                 \
+    X(path_failure_overheard)                                                                                     \
+    X(neighbor_up_events)                                                                                         \
+    X(neighbor_down_events)                                                                                       \
+    X(carrier_events)                                                                                             \
+    X(drop_truncated)       /* shorter than its headers or payload length */                                      \
+    X(drop_bad_checksum)                                                                                          \
+    X(drop_bad_version)                                                                                           \
+    X(drop_bad_extension)   /* malformed MDCube extension */                                                      \
+    X(drop_not_dcn)         /* wrong EtherType */                                                                 \
+    X(drop_nhi_beyond_path) /* NHI > number of hops */                                                            \
+    X(drop_unknown_type)                                                                                          \
+    X(drop_not_neighbor)    /* an NHA names no neighbour of its hop, or a hello from a stranger */                \
+    X(drop_loop)            /* the path visits a server twice */                                                  \
+    X(drop_bad_path)        /* path does not end at dst, or bad src address */                                    \
+    X(drop_not_on_path)     /* the hop at NHI is not this server */                                               \
+    X(drop_next_hop_down)                                                                                         \
+    X(drop_failure_rate_limited) /* path-failure message suppressed (one per source per 50 ms) */                 \
+    X(drop_bad_payload)     /* data that is not IPv4 / control payload too short */                               \
+    X(drop_no_route)        /* from TUN: unknown destination or no path */                                        \
+    X(drop_tx_error)                                                                                              \
+    X(drop_too_long)        /* encapsulated frame above the buffer */
+
+typedef struct dcn_counters {
+#define DCN_COUNTER_FIELD(name) uint64_t name;
+    DCN_COUNTERS(DCN_COUNTER_FIELD)
+#undef DCN_COUNTER_FIELD
+} dcn_counters;
+
+#endif

@@ -1,0 +1,18 @@
+/* The Internet checksum (RFC 1071) and its incremental update (RFC 1624),
+ * used for the DCN header checksum. */
+#ifndef DCN_AGENT_CSUM_H
+#define DCN_AGENT_CSUM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* One's complement of the one's complement sum of the 16-bit big-endian
+ * words of buf (an odd last byte is padded with zero). */
+uint16_t csum_compute(const uint8_t *buf, size_t len);
+/* New checksum after one 16-bit word changed from old_word to new_word
+ * (both in host order of the big-endian value): HC' = ~(~HC + ~m + m'). */
+uint16_t csum_update16(uint16_t csum, uint16_t old_word, uint16_t new_word);
+/* Same for a 32-bit field (two words). */
+uint16_t csum_update32(uint16_t csum, uint32_t old_val, uint32_t new_val);
+
+#endif

@@ -1,0 +1,501 @@
+#include "engine.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define FAIL_RATE_LIMIT_MS 50
+
+static const uint8_t eth_broadcast[6] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+
+static uint32_t min_u32(uint32_t a, uint32_t b) { return a < b ? a : b; }
+
+void engine_config_default(engine_config *c)
+{
+    c->hello_ms = 1000;
+    c->dead_misses = 3;
+    c->seed = 1;
+}
+
+static uint64_t now(engine *e) { return e->io.now_ms(e->io.ctx); }
+
+static int tx(engine *e, unsigned port, const uint8_t *frame, size_t len)
+{
+    engine_port *p = &e->port[port];
+    if (!p->present || e->io.send_frame(e->io.ctx, port, frame, len) < 0) {
+        e->c.drop_tx_error++;
+        return -1;
+    }
+    p->tx_bytes += len;
+    p->tx_frames++;
+    e->c.tx_ok++;
+    return 0;
+}
+
+static void put_eth(engine *e, uint8_t *frame, const uint8_t dst[6], unsigned port)
+{
+    memcpy(frame, dst, 6);
+    memcpy(frame + 6, e->port[port].mac, 6);
+    dcn_put16(frame + 12, DCN_ETHERTYPE);
+}
+
+static bool hop_usable(const engine *e, const neigh_entry *ne)
+{
+    return ne->valid && ne->up && e->port[ne->port].present && e->port[ne->port].carrier;
+}
+
+uint32_t engine_port_avail(const engine *e, unsigned port, int out)
+{
+    if (port >= e->nports)
+        return 0;
+    const engine_port *p = &e->port[port];
+    uint32_t used = out ? p->tx_mbps : p->rx_mbps;
+    return used >= p->capacity_mbps ? 0 : p->capacity_mbps - used;
+}
+
+/* The cable reported as failed when the hop from path position pos to the
+ * next server (at next) is dead: our own cable when our port lost carrier,
+ * otherwise the last cable into the next server. */
+static void failed_link(const engine *e, const dcn_path *p, int pos, int next, unsigned port, uint32_t *a,
+                        uint32_t *b)
+{
+    if (!e->port[port].carrier) {
+        *a = p->node[pos];
+        *b = p->node[pos + 1];
+    } else {
+        *a = p->node[next - 1];
+        *b = p->node[next];
+    }
+}
+
+/* Builds a control frame in scratch (NHI = 1, first hop already taken) and
+ * sends it along nha. Returns 0 when sent. */
+static int send_control(engine *e, uint8_t type, uint32_t dst, const uint8_t *nha, unsigned nhops,
+                        uint32_t avail, const uint8_t *payload, size_t plen)
+{
+    if (nhops == 0) {
+        e->c.drop_no_route++;
+        return -1;
+    }
+    neigh_entry *ne = &e->nt.e[nha[0]];
+    if (!hop_usable(e, ne)) {
+        e->c.drop_next_hop_down++;
+        return -1;
+    }
+    dcn_hdr h = {.type = type, .nhops = (uint8_t)nhops, .nhi = 1, .src = e->self, .dst = dst,
+                 .pkt_id = e->next_pkt_id++, .payload_len = (uint16_t)plen, .avail_mbps = avail, .nha = nha};
+    size_t hl = dcn_hdr_encode(&h, e->scratch + DCN_ETH_HLEN, sizeof e->scratch - DCN_ETH_HLEN - plen);
+    if (!hl) {
+        e->c.drop_too_long++;
+        return -1;
+    }
+    put_eth(e, e->scratch, ne->mac, ne->port);
+    memcpy(e->scratch + DCN_ETH_HLEN + hl, payload, plen);
+    return tx(e, ne->port, e->scratch, DCN_ETH_HLEN + hl + plen);
+}
+
+/* ---- probes ---- */
+
+static void put_flow(uint8_t *pl, uint32_t seq, const dcn_flow_key *k)
+{
+    memset(pl, 0, DCN_PROBE_PAYLOAD);
+    dcn_put32(pl, seq);
+    dcn_put32(pl + 4, k->src_ip);
+    dcn_put32(pl + 8, k->dst_ip);
+    dcn_put16(pl + 12, k->src_port);
+    dcn_put16(pl + 14, k->dst_port);
+    pl[16] = k->proto;
+}
+
+static void get_flow(const uint8_t *pl, uint32_t *seq, dcn_flow_key *k)
+{
+    *seq = dcn_get32(pl);
+    k->src_ip = dcn_get32(pl + 4);
+    k->dst_ip = dcn_get32(pl + 8);
+    k->src_port = dcn_get16(pl + 12);
+    k->dst_port = dcn_get16(pl + 14);
+    k->proto = pl[16];
+}
+
+static int io_send_probe(void *ctx, const dcn_flow_key *flow, uint32_t seq, const dcn_path *path)
+{
+    engine *e = ctx;
+    uint8_t nha[DCN_MAX_HOPS];
+    if (path->len < 2 || path->node[0] != e->self || path->node[path->len - 1] >= e->t->n_servers)
+        return -1;
+    int n = nha_encode_path(e->t, path, nha, DCN_MAX_HOPS);
+    if (n <= 0) {
+        e->c.drop_no_route++;
+        return -1;
+    }
+    uint8_t pl[DCN_PROBE_PAYLOAD];
+    put_flow(pl, seq, flow);
+    uint32_t avail = engine_port_avail(e, nha_port(nha[0]), 1);
+    if (send_control(e, DCN_T_PROBE, path->node[path->len - 1], nha, (unsigned)n, avail, pl, sizeof pl) < 0)
+        return -1;
+    e->c.probe_tx++;
+    return 0;
+}
+
+static uint64_t io_now(void *ctx) { return now(ctx); }
+static uint32_t io_avail(void *ctx, uint16_t port, int out) { return engine_port_avail(ctx, port, out); }
+
+/* ---- setup ---- */
+
+int engine_init(engine *e, const dcn_topo *t, uint32_t self, const engine_config *cfg, const engine_io *io)
+{
+    memset(e, 0, sizeof *e);
+    if (self >= t->n_servers)
+        return -1;
+    e->t = t;
+    e->self = self;
+    e->cfg = *cfg;
+    e->io = *io;
+    e->nports = dcn_nports(t, self) < ENGINE_MAX_PORTS ? dcn_nports(t, self) : ENGINE_MAX_PORTS;
+    neigh_build(&e->nt, t, self);
+    ps_io pio = {.ctx = e, .now_ms = io_now, .send_probe = io_send_probe, .port_avail_mbps = io_avail};
+    e->ps = ps_create(t, self, &pio, cfg->seed);
+    if (!e->ps)
+        return -1;
+    e->start_ms = now(e);
+    return 0;
+}
+
+void engine_fini(engine *e)
+{
+    ps_destroy(e->ps);
+    e->ps = NULL;
+}
+
+/* ---- receive ---- */
+
+static void on_hello(engine *e, unsigned port, const uint8_t *frame, const dcn_hdr *h)
+{
+    if (h->payload_len < DCN_HELLO_PAYLOAD) {
+        e->c.drop_bad_payload++;
+        return;
+    }
+    bool went_up = false;
+    if (h->src >= e->t->n_servers || neigh_on_hello(&e->nt, port, h->src, frame + 6, now(e), &went_up) < 0) {
+        e->c.drop_not_neighbor++;
+        return;
+    }
+    if (!e->port[port].carrier) /* a hello proves the carrier */
+        e->port[port].carrier = true;
+    e->c.rx_ok++;
+    e->c.hello_rx++;
+    if (went_up)
+        e->c.neighbor_up_events++;
+}
+
+static void path_failure_payload(engine *e, const uint8_t *pl)
+{
+    ps_on_path_failure(e->ps, dcn_get32(pl), dcn_get32(pl + 4));
+}
+
+/* A data packet or probe cannot take its next hop: tell the source. */
+static void report_failure(engine *e, const dcn_hdr *h, const dcn_path *path, int pos, int next, unsigned port)
+{
+    uint64_t t = now(e);
+    uint64_t *last = &e->fail_sent_ms[h->src & 255];
+    if (*last && t - *last < FAIL_RATE_LIMIT_MS) {
+        e->c.drop_failure_rate_limited++;
+        return;
+    }
+    *last = t ? t : 1;
+    uint32_t a, b;
+    failed_link(e, path, pos, next, port, &a, &b);
+    dcn_path back;
+    back.len = 0;
+    for (int i = pos; i >= 0; i--)
+        back.node[back.len++] = path->node[i];
+    uint8_t nha[DCN_MAX_HOPS];
+    int n = nha_encode_path(e->t, &back, nha, DCN_MAX_HOPS);
+    if (n <= 0)
+        return;
+    uint8_t pl[DCN_FAIL_PAYLOAD] = {0};
+    dcn_put32(pl, a);
+    dcn_put32(pl + 4, b);
+    pl[8] = h->type;
+    dcn_put16(pl + 10, h->pkt_id);
+    if (send_control(e, DCN_T_PATH_FAIL, h->src, nha, (unsigned)n, 0, pl, sizeof pl) == 0)
+        e->c.path_failure_tx++;
+}
+
+static void deliver_local(engine *e, unsigned port, const dcn_hdr *h, const uint8_t *payload,
+                          const dcn_path *path)
+{
+    switch (h->type) {
+    case DCN_T_DATA:
+        if (h->proto != DCN_PROTO_IPV4 || h->payload_len < 20 || (payload[0] >> 4) != 4 ||
+            dcn_get16(payload + 2) > h->payload_len) {
+            e->c.drop_bad_payload++;
+            return;
+        }
+        e->c.rx_ok++;
+        e->c.rx_data_delivered++;
+        e->io.deliver_ip(e->io.ctx, payload, dcn_get16(payload + 2));
+        return;
+    case DCN_T_PROBE: {
+        if (h->payload_len < DCN_PROBE_PAYLOAD) {
+            e->c.drop_bad_payload++;
+            return;
+        }
+        e->c.rx_ok++;
+        e->c.probe_rx++;
+        uint32_t avail = min_u32(h->avail_mbps, engine_port_avail(e, port, 0));
+        dcn_path back = *path;
+        dcn_path_reverse(&back);
+        uint8_t nha[DCN_MAX_HOPS];
+        int n = nha_encode_path(e->t, &back, nha, DCN_MAX_HOPS);
+        if (n > 0 && send_control(e, DCN_T_PROBE_RESP, h->src, nha, (unsigned)n, avail, payload,
+                                  DCN_PROBE_PAYLOAD) == 0)
+            e->c.probe_resp_tx++;
+        return;
+    }
+    case DCN_T_PROBE_RESP: {
+        if (h->payload_len < DCN_PROBE_PAYLOAD) {
+            e->c.drop_bad_payload++;
+            return;
+        }
+        e->c.rx_ok++;
+        e->c.probe_resp_rx++;
+        uint32_t seq;
+        dcn_flow_key k;
+        get_flow(payload, &seq, &k);
+        ps_on_probe_response(e->ps, &k, seq, h->avail_mbps);
+        return;
+    }
+    case DCN_T_PATH_FAIL:
+        if (h->payload_len < DCN_FAIL_PAYLOAD) {
+            e->c.drop_bad_payload++;
+            return;
+        }
+        e->c.rx_ok++;
+        e->c.path_failure_rx++;
+        path_failure_payload(e, payload);
+        return;
+    }
+}
+
+static void relay(engine *e, unsigned port, uint8_t *frame, size_t len, const dcn_hdr *h, const uint8_t *payload,
+                  const dcn_path *path, int pos)
+{
+    uint8_t *hdr = frame + DCN_ETH_HLEN;
+    neigh_entry *ne = &e->nt.e[h->nha[h->nhi]];
+    if (!ne->valid) {
+        e->c.drop_not_neighbor++;
+        return;
+    }
+    if (h->type == DCN_T_PATH_FAIL) {
+        if (h->payload_len < DCN_FAIL_PAYLOAD) {
+            e->c.drop_bad_payload++;
+            return;
+        }
+        e->c.path_failure_overheard++;
+        path_failure_payload(e, payload);
+    }
+    if (!hop_usable(e, ne)) {
+        e->c.drop_next_hop_down++;
+        if (h->type == DCN_T_DATA || h->type == DCN_T_PROBE)
+            report_failure(e, h, path, pos, nha_server_pos(e->t, path, h->nhi + 1u), ne->port);
+        return;
+    }
+    if (h->type == DCN_T_PROBE) {
+        uint32_t avail = min_u32(h->avail_mbps,
+                                 min_u32(engine_port_avail(e, port, 0), engine_port_avail(e, ne->port, 1)));
+        dcn_hdr_set_avail(hdr, avail);
+        e->c.probe_relayed++;
+    }
+    dcn_hdr_set_nhi(hdr, (uint8_t)(h->nhi + 1));
+    put_eth(e, frame, ne->mac, ne->port);
+    e->c.rx_ok++;
+    e->c.relayed++;
+    tx(e, ne->port, frame, len);
+}
+
+void engine_rx_frame(engine *e, unsigned port, uint8_t *frame, size_t len)
+{
+    if (port >= e->nports)
+        return;
+    e->port[port].rx_bytes += len;
+    e->port[port].rx_frames++;
+    if (len < DCN_ETH_HLEN) {
+        e->c.drop_truncated++;
+        return;
+    }
+    if (dcn_get16(frame + 12) != DCN_ETHERTYPE) {
+        e->c.drop_not_dcn++;
+        return;
+    }
+    dcn_hdr h;
+    size_t hl = 0;
+    switch (dcn_hdr_decode(frame + DCN_ETH_HLEN, len - DCN_ETH_HLEN, &h, &hl)) {
+    case DCN_DEC_OK: break;
+    case DCN_DEC_TRUNCATED: e->c.drop_truncated++; return;
+    case DCN_DEC_BAD_VERSION: e->c.drop_bad_version++; return;
+    case DCN_DEC_BAD_CHECKSUM: e->c.drop_bad_checksum++; return;
+    case DCN_DEC_BAD_EXTENSION: e->c.drop_bad_extension++; return;
+    }
+    const uint8_t *payload = frame + DCN_ETH_HLEN + hl;
+    switch (h.type) {
+    case DCN_T_HELLO: on_hello(e, port, frame, &h); return;
+    case DCN_T_DATA:
+    case DCN_T_PROBE:
+    case DCN_T_PROBE_RESP:
+    case DCN_T_PATH_FAIL: break;
+    default: e->c.drop_unknown_type++; return;
+    }
+    if (h.nhi > h.nhops) {
+        e->c.drop_nhi_beyond_path++;
+        return;
+    }
+    dcn_path path;
+    unsigned bad;
+    switch (nha_walk(e->t, h.src, h.dst, h.nha, h.nhops, &path, &bad)) {
+    case NHA_WALK_OK: break;
+    case NHA_WALK_NOT_NEIGHBOR: e->c.drop_not_neighbor++; return;
+    case NHA_WALK_LOOP: e->c.drop_loop++; return;
+    case NHA_WALK_BAD_SRC:
+    case NHA_WALK_WRONG_DST: e->c.drop_bad_path++; return;
+    }
+    int pos = h.nhi ? nha_server_pos(e->t, &path, h.nhi) : -1;
+    if (pos < 0 || path.node[pos] != e->self) {
+        e->c.drop_not_on_path++;
+        return;
+    }
+    if (h.nhi == h.nhops)
+        deliver_local(e, port, &h, payload, &path);
+    else
+        relay(e, port, frame, len, &h, payload, &path, pos);
+}
+
+/* ---- from the local stack ---- */
+
+void engine_from_tun(engine *e, uint8_t *buf, size_t len)
+{
+    uint8_t *ip = buf + ENGINE_HEADROOM;
+    if (len < 20 || (ip[0] >> 4) != 4 || len > 0xffff) {
+        e->c.drop_bad_payload++;
+        return;
+    }
+    uint32_t dst_ip = dcn_get32(ip + 16);
+    uint32_t dst = engine_server_of_ip(dst_ip);
+    if ((dst_ip >> 24) != 10 || dst >= e->t->n_servers || dst == e->self) {
+        e->c.drop_no_route++;
+        return;
+    }
+    dcn_flow_key k = {.src_ip = dcn_get32(ip + 12), .dst_ip = dst_ip, .proto = ip[9]};
+    unsigned ihl = (ip[0] & 15u) * 4u;
+    if ((k.proto == 6 || k.proto == 17) && (dcn_get16(ip + 6) & 0x1fff) == 0 && len >= ihl + 4) {
+        k.src_port = dcn_get16(ip + ihl);
+        k.dst_port = dcn_get16(ip + ihl + 2);
+    }
+    const dcn_path *path = ps_route(e->ps, &k, dst, (uint32_t)len);
+    uint8_t nha[DCN_MAX_HOPS];
+    int n = path ? nha_encode_path(e->t, path, nha, DCN_MAX_HOPS) : -1;
+    if (n <= 0 || path->node[0] != e->self) {
+        e->c.drop_no_route++;
+        return;
+    }
+    neigh_entry *ne = &e->nt.e[nha[0]];
+    if (!hop_usable(e, ne)) {
+        e->c.drop_next_hop_down++;
+        uint32_t a, b;
+        failed_link(e, path, 0, nha_server_pos(e->t, path, 1), ne->port, &a, &b);
+        ps_on_path_failure(e->ps, a, b);
+        return;
+    }
+    dcn_hdr h = {.type = DCN_T_DATA, .nhops = (uint8_t)n, .nhi = 1, .src = e->self, .dst = dst,
+                 .pkt_id = e->next_pkt_id++, .proto = DCN_PROTO_IPV4, .payload_len = (uint16_t)len, .nha = nha};
+    size_t hl = dcn_hdr_len(&h);
+    uint8_t *frame = ip - hl - DCN_ETH_HLEN;
+    dcn_hdr_encode(&h, frame + DCN_ETH_HLEN, hl);
+    put_eth(e, frame, ne->mac, ne->port);
+    e->c.tx_data_from_tun++;
+    tx(e, ne->port, frame, DCN_ETH_HLEN + hl + len);
+}
+
+/* ---- timers and links ---- */
+
+static void send_hello(engine *e, unsigned port)
+{
+    if (!e->port[port].present || !e->port[port].carrier)
+        return;
+    uint8_t *f = e->scratch;
+    dcn_hdr h = {.type = DCN_T_HELLO, .src = e->self, .dst = DCN_BROADCAST_ADDR, .pkt_id = e->next_pkt_id++,
+                 .payload_len = DCN_HELLO_PAYLOAD, .nha = NULL};
+    size_t hl = dcn_hdr_encode(&h, f + DCN_ETH_HLEN, sizeof e->scratch - DCN_ETH_HLEN);
+    put_eth(e, f, eth_broadcast, port);
+    uint8_t *pl = f + DCN_ETH_HLEN + hl;
+    memset(pl, 0, DCN_HELLO_PAYLOAD);
+    pl[0] = (uint8_t)port;
+    dcn_put16(pl + 2, (uint16_t)(e->cfg.hello_ms > 0xffff ? 0xffff : e->cfg.hello_ms));
+    if (tx(e, port, f, DCN_ETH_HLEN + hl + DCN_HELLO_PAYLOAD) == 0)
+        e->c.hello_tx++;
+}
+
+void engine_send_hellos(engine *e)
+{
+    for (unsigned p = 0; p < e->nports; p++)
+        send_hello(e, p);
+    e->last_hello_ms = now(e);
+}
+
+static void update_rates(engine *e, uint64_t t)
+{
+    for (unsigned p = 0; p < e->nports; p++) {
+        engine_port *ep = &e->port[p];
+        uint64_t dt = t - ep->rate_mark_ms;
+        if (dt < 500)
+            continue;
+        ep->rx_mbps = (uint32_t)((ep->rx_bytes - ep->rx_mark) * 8 / (dt * 1000));
+        ep->tx_mbps = (uint32_t)((ep->tx_bytes - ep->tx_mark) * 8 / (dt * 1000));
+        ep->rx_mark = ep->rx_bytes;
+        ep->tx_mark = ep->tx_bytes;
+        ep->rate_mark_ms = t;
+    }
+}
+
+void engine_tick(engine *e)
+{
+    uint64_t t = now(e);
+    if (t - e->last_hello_ms >= e->cfg.hello_ms)
+        engine_send_hellos(e);
+    uint64_t dead = (uint64_t)e->cfg.hello_ms * e->cfg.dead_misses + e->cfg.hello_ms / 4;
+    e->c.neighbor_down_events += neigh_expire(&e->nt, t, dead);
+    update_rates(e, t);
+    ps_tick(e->ps);
+}
+
+void engine_carrier(engine *e, unsigned port, bool up)
+{
+    if (port >= e->nports || e->port[port].carrier == up)
+        return;
+    e->port[port].carrier = up;
+    e->c.carrier_events++;
+    if (!up) {
+        e->c.neighbor_down_events += neigh_port_down(&e->nt, port);
+        ps_on_local_port(e->ps, (uint16_t)port, 0);
+    } else {
+        ps_on_local_port(e->ps, (uint16_t)port, 1);
+        send_hello(e, port);
+    }
+}
+
+bool engine_ready(const engine *e, unsigned *up, unsigned *total)
+{
+    unsigned u = 0, n = 0;
+    for (unsigned i = 0; i < 256; i++) {
+        const neigh_entry *ne = &e->nt.e[i];
+        if (!ne->valid || !e->port[ne->port].present)
+            continue;
+        n++;
+        if (ne->up)
+            u++;
+    }
+    if (up)
+        *up = u;
+    if (total)
+        *total = n;
+    return u == n;
+}

@@ -1,0 +1,92 @@
+/* The forwarding engine: every decision of the data plane, with no I/O of
+ * its own. Frames come in through engine_rx_frame() / engine_from_tun() and
+ * leave through the engine_io callbacks, so tests drive it from pcap files
+ * and capture what it sends (the I/O seam). */
+#ifndef DCN_AGENT_ENGINE_H
+#define DCN_AGENT_ENGINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "counters.h"
+#include "neigh.h"
+#include "nha.h"
+#include "path_select.h"
+#include "proto.h"
+#include "topo/topo.h"
+
+#define ENGINE_MAX_PORTS NHA_MAX_PORTS
+#define ENGINE_HEADROOM (DCN_ETH_HLEN + DCN_HDR_MAX) /* needed before an IP packet from TUN */
+#define ENGINE_FRAME_MAX 9216 + ENGINE_HEADROOM
+
+typedef struct engine_io {
+    void *ctx;
+    uint64_t (*now_ms)(void *ctx);
+    /* Sends one Ethernet frame on a port; the buffer is only valid during the call. */
+    int (*send_frame)(void *ctx, unsigned port, const uint8_t *frame, size_t len);
+    /* Delivers one IPv4 packet to the local stack (TUN). */
+    void (*deliver_ip)(void *ctx, const uint8_t *ip, size_t len);
+} engine_io;
+
+typedef struct engine_port {
+    bool present; /* an interface is bound to it */
+    bool carrier;
+    char ifname[16];
+    uint8_t mac[6];
+    uint32_t capacity_mbps;
+    uint64_t rx_bytes, tx_bytes, rx_frames, tx_frames;
+    uint64_t rate_mark_ms, rx_mark, tx_mark;
+    uint32_t rx_mbps, tx_mbps; /* measured over the last rate interval */
+} engine_port;
+
+typedef struct engine_config {
+    uint32_t hello_ms;    /* 1000 */
+    uint32_t dead_misses; /* 3 */
+    uint64_t seed;
+} engine_config;
+
+typedef struct engine {
+    const dcn_topo *t;
+    uint32_t self;
+    unsigned nports;
+    engine_port port[ENGINE_MAX_PORTS];
+    neigh_table nt;
+    dcn_counters c;
+    path_select *ps;
+    engine_io io;
+    engine_config cfg;
+    uint16_t next_pkt_id;
+    uint64_t start_ms, last_hello_ms;
+    uint64_t fail_sent_ms[256]; /* rate limit of path-failure messages, by source & 255 */
+    uint8_t scratch[ENGINE_FRAME_MAX];
+} engine;
+
+static inline uint32_t engine_ip_of(uint32_t server) { return 0x0A000001u + server; }
+static inline uint32_t engine_server_of_ip(uint32_t ip) { return ip - 0x0A000001u; }
+
+void engine_config_default(engine_config *c);
+/* Sets up the neighbour table and the path selector. Ports start absent:
+ * the caller fills port[] (present, ifname, mac, capacity, carrier). */
+int engine_init(engine *e, const dcn_topo *t, uint32_t self, const engine_config *cfg, const engine_io *io);
+void engine_fini(engine *e);
+
+/* One received Ethernet frame (any content) on port. The frame may be
+ * rewritten in place and sent on. */
+void engine_rx_frame(engine *e, unsigned port, uint8_t *frame, size_t len);
+/* One IP packet from TUN at buf + ENGINE_HEADROOM, len bytes; the headroom
+ * is used to prepend the headers without copying. */
+void engine_from_tun(engine *e, uint8_t *buf, size_t len);
+/* Periodic work (call about every 100 ms): hellos when due, neighbour
+ * expiry, rate meters, path selection timers. */
+void engine_tick(engine *e);
+/* Carrier change reported by netlink. */
+void engine_carrier(engine *e, unsigned port, bool up);
+/* Sends a hello on every present port with carrier. */
+void engine_send_hellos(engine *e);
+/* Available bandwidth of a port in one direction (out = 1: transmit). */
+uint32_t engine_port_avail(const engine *e, unsigned port, int out);
+/* Every expected neighbour (on a present port) has been heard from. */
+bool engine_ready(const engine *e, unsigned *up, unsigned *total);
+
+#endif

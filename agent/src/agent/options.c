@@ -1,0 +1,246 @@
+#include "options.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int parse_u32(const char *s, uint32_t lo, uint32_t hi, uint32_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || end == s || *end || s[0] == '-' || v < lo || v > hi)
+        return -1;
+    *out = (uint32_t)v;
+    return 0;
+}
+
+static int copy(char *dst, size_t cap, const char *src)
+{
+    size_t n = strlen(src);
+    if (n >= cap)
+        return -1;
+    memcpy(dst, src, n + 1);
+    return 0;
+}
+
+int agent_ifname_fmt_ok(const char *fmt)
+{
+    for (const char *c = fmt; *c; c++) {
+        if (*c != '%')
+            continue;
+        c++;
+        if (*c != 's' && *c != 'u' && *c != '%')
+            return -1;
+    }
+    return 0;
+}
+
+int agent_ifname(const agent_options *o, unsigned port, char *out, size_t len)
+{
+    if (port < ENGINE_MAX_PORTS && o->port_ifname[port][0])
+        return copy(out, len, o->port_ifname[port]);
+    size_t n = 0;
+    char num[12];
+    for (const char *c = o->ifname_fmt; *c; c++) {
+        const char *piece;
+        char one[2] = {*c, 0};
+        if (*c == '%') {
+            c++;
+            if (*c == 's') {
+                piece = o->name;
+            } else if (*c == 'u') {
+                snprintf(num, sizeof num, "%u", port);
+                piece = num;
+            } else if (*c == '%') {
+                piece = "%";
+            } else {
+                return -1;
+            }
+        } else {
+            piece = one;
+        }
+        size_t pl = strlen(piece);
+        if (n + pl >= len)
+            return -1;
+        memcpy(out + n, piece, pl);
+        n += pl;
+    }
+    out[n] = 0;
+    return 0;
+}
+
+enum {
+    OPT_TOPO = 1000, OPT_NAME, OPT_IFFMT, OPT_PORT, OPT_CTL, OPT_HELLO, OPT_DEAD, OPT_CAP, OPT_MTU, OPT_PCAP,
+    OPT_TUN, OPT_SEED, OPT_LOG, OPT_PID, OPT_FG, OPT_HELP
+};
+
+static const struct option longopts[] = {
+    {"topo", required_argument, NULL, OPT_TOPO},
+    {"name", required_argument, NULL, OPT_NAME},
+    {"ifname-fmt", required_argument, NULL, OPT_IFFMT},
+    {"port", required_argument, NULL, OPT_PORT},
+    {"ctl", required_argument, NULL, OPT_CTL},
+    {"hello-ms", required_argument, NULL, OPT_HELLO},
+    {"dead-misses", required_argument, NULL, OPT_DEAD},
+    {"capacity-mbps", required_argument, NULL, OPT_CAP},
+    {"mtu", required_argument, NULL, OPT_MTU},
+    {"pcap", required_argument, NULL, OPT_PCAP},
+    {"tun", required_argument, NULL, OPT_TUN},
+    {"seed", required_argument, NULL, OPT_SEED},
+    {"log", required_argument, NULL, OPT_LOG},
+    {"pidfile", required_argument, NULL, OPT_PID},
+    {"foreground", no_argument, NULL, OPT_FG},
+    {"help", no_argument, NULL, OPT_HELP},
+    {NULL, 0, NULL, 0},
+};
+
+int agent_options_parse(agent_options *o, int argc, char **argv, char *err, size_t errlen)
+{
+    memset(o, 0, sizeof *o);
+    strcpy(o->ifname_fmt, "%s-eth%u");
+    strcpy(o->tun, "dcn0");
+    o->hello_ms = 1000;
+    o->dead_misses = 3;
+    o->capacity_mbps = 1000;
+    o->mtu = 1500;
+    o->seed = 1;
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        const char *a = optarg;
+        uint32_t v, p;
+        const char *eq;
+        switch (c) {
+        case OPT_TOPO:
+            if (copy(o->topo, sizeof o->topo, a) < 0)
+                goto toolong;
+            break;
+        case OPT_NAME:
+            if (copy(o->name, sizeof o->name, a) < 0)
+                goto toolong;
+            break;
+        case OPT_IFFMT:
+            if (copy(o->ifname_fmt, sizeof o->ifname_fmt, a) < 0)
+                goto toolong;
+            if (agent_ifname_fmt_ok(a) < 0) {
+                snprintf(err, errlen, "--ifname-fmt: only %%s (server name), %%u (port) and %%%% are allowed");
+                return -1;
+            }
+            break;
+        case OPT_PORT:
+            eq = strchr(a, '=');
+            if (!eq || eq == a) {
+                snprintf(err, errlen, "--port expects P=IFNAME, got '%s'", a);
+                return -1;
+            }
+            {
+                char num[12];
+                size_t nl = (size_t)(eq - a);
+                if (nl >= sizeof num || (memcpy(num, a, nl), num[nl] = 0, parse_u32(num, 0, ENGINE_MAX_PORTS - 1, &p)) < 0) {
+                    snprintf(err, errlen, "--port: port must be 0..%d, got '%s'", ENGINE_MAX_PORTS - 1, a);
+                    return -1;
+                }
+                if (!eq[1] || copy(o->port_ifname[p], sizeof o->port_ifname[p], eq + 1) < 0) {
+                    snprintf(err, errlen, "--port: interface name empty or longer than 15 characters: '%s'", a);
+                    return -1;
+                }
+            }
+            break;
+        case OPT_CTL:
+            if (copy(o->ctl_path, sizeof o->ctl_path, a) < 0)
+                goto toolong;
+            break;
+        case OPT_HELLO:
+            if (parse_u32(a, 10, 60000, &o->hello_ms) < 0) {
+                snprintf(err, errlen, "--hello-ms must be 10..60000, got '%s'", a);
+                return -1;
+            }
+            break;
+        case OPT_DEAD:
+            if (parse_u32(a, 1, 100, &o->dead_misses) < 0) {
+                snprintf(err, errlen, "--dead-misses must be 1..100, got '%s'", a);
+                return -1;
+            }
+            break;
+        case OPT_CAP:
+            eq = strchr(a, '=');
+            if (!eq) {
+                if (parse_u32(a, 1, 1000000, &o->capacity_mbps) < 0) {
+                    snprintf(err, errlen, "--capacity-mbps must be 1..1000000 or P=MBPS, got '%s'", a);
+                    return -1;
+                }
+            } else {
+                char num[12];
+                size_t nl = (size_t)(eq - a);
+                if (nl == 0 || nl >= sizeof num || (memcpy(num, a, nl), num[nl] = 0, parse_u32(num, 0, ENGINE_MAX_PORTS - 1, &p)) < 0 ||
+                    parse_u32(eq + 1, 1, 1000000, &v) < 0) {
+                    snprintf(err, errlen, "--capacity-mbps P=MBPS: port 0..%d, MBPS 1..1000000, got '%s'",
+                             ENGINE_MAX_PORTS - 1, a);
+                    return -1;
+                }
+                o->port_capacity[p] = v;
+            }
+            break;
+        case OPT_MTU:
+            if (parse_u32(a, 576, 9000, &o->mtu) < 0) {
+                snprintf(err, errlen, "--mtu must be 576..9000, got '%s'", a);
+                return -1;
+            }
+            break;
+        case OPT_PCAP:
+            if (copy(o->pcap, sizeof o->pcap, a) < 0)
+                goto toolong;
+            break;
+        case OPT_TUN:
+            if (!a[0] || copy(o->tun, sizeof o->tun, a) < 0)
+                goto toolong;
+            break;
+        case OPT_SEED: {
+            char *end;
+            errno = 0;
+            o->seed = strtoull(a, &end, 10);
+            if (errno || end == a || *end || a[0] == '-') {
+                snprintf(err, errlen, "--seed must be a non-negative integer, got '%s'", a);
+                return -1;
+            }
+            break;
+        }
+        case OPT_LOG:
+            if (copy(o->log, sizeof o->log, a) < 0)
+                goto toolong;
+            break;
+        case OPT_PID:
+            if (copy(o->pidfile, sizeof o->pidfile, a) < 0)
+                goto toolong;
+            break;
+        case OPT_FG: o->foreground = true; break;
+        case OPT_HELP:
+            snprintf(err, errlen, "usage: dcn-agent --topo \"FAMILY k=v ...\" --name SERVER [options], see docs/protocol.md");
+            return -1;
+        default:
+            if (optopt)
+                snprintf(err, errlen, "unknown option or missing value: %s", argv[optind - 1]);
+            else
+                snprintf(err, errlen, "unknown option: %s", argv[optind - 1]);
+            return -1;
+        }
+    }
+    if (optind < argc) {
+        snprintf(err, errlen, "unexpected argument '%s'", argv[optind]);
+        return -1;
+    }
+    if (!o->topo[0] || !o->name[0]) {
+        snprintf(err, errlen, "--topo \"FAMILY k=v ...\" and --name SERVER are required");
+        return -1;
+    }
+    if (!o->ctl_path[0] && snprintf(o->ctl_path, sizeof o->ctl_path, "/run/dcn/%s.sock", o->name) >= (int)sizeof o->ctl_path)
+        goto toolong;
+    return 0;
+toolong:
+    snprintf(err, errlen, "option value too long or empty: %s", optarg ? optarg : "");
+    return -1;
+}

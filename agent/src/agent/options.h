@@ -1,0 +1,33 @@
+/* Command line of dcn-agent (docs/helpers/AGENT_INTERFACE.md). */
+#ifndef DCN_AGENT_OPTIONS_H
+#define DCN_AGENT_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engine.h"
+
+typedef struct agent_options {
+    char topo[512];
+    char name[DCN_NAME_MAX];
+    char ifname_fmt[64];
+    char port_ifname[ENGINE_MAX_PORTS][16]; /* --port overrides, "" when none */
+    char ctl_path[108];
+    uint32_t hello_ms, dead_misses;
+    uint32_t capacity_mbps;                  /* default for every port */
+    uint32_t port_capacity[ENGINE_MAX_PORTS]; /* 0: the default */
+    uint32_t mtu;
+    char pcap[256], tun[16], log[256], pidfile[256];
+    uint64_t seed;
+    bool foreground;
+} agent_options;
+
+/* Parses argv. Returns 0, or -1 with one clear line in err. */
+int agent_options_parse(agent_options *o, int argc, char **argv, char *err, size_t errlen);
+/* Expands --ifname-fmt ("%s" = server name, "%u" = port, "%%" = '%'). */
+int agent_ifname(const agent_options *o, unsigned port, char *out, size_t len);
+/* Checks a --ifname-fmt: only %s, %u and %% are allowed. */
+int agent_ifname_fmt_ok(const char *fmt);
+
+#endif

@@ -1,0 +1,56 @@
+/* Source-side path selection as the data plane sees it. Two
+ * implementations, chosen at build time:
+ *   path_select_bsr.c      — adapter to BSR (bsr.c), when present;
+ *   path_select_fallback.c — NOT BSR: the first path of the family's path
+ *                            set, avoiding links named in path-failure
+ *                            messages (forgotten after 10 s); no probing. */
+#ifndef DCN_AGENT_PATH_SELECT_H
+#define DCN_AGENT_PATH_SELECT_H
+
+#include <stdint.h>
+
+#include "topo/path.h"
+#include "topo/topo.h"
+
+typedef struct dcn_flow_key {
+    uint32_t src_ip, dst_ip;
+    uint16_t src_port, dst_port;
+    uint8_t proto;
+} dcn_flow_key;
+
+typedef struct ps_io {
+    void *ctx;
+    uint64_t (*now_ms)(void *ctx);
+    int (*send_probe)(void *ctx, const dcn_flow_key *flow, uint32_t probe_seq, const dcn_path *path);
+    uint32_t (*port_avail_mbps)(void *ctx, uint16_t port, int out);
+} ps_io;
+
+typedef struct ps_flow_info {
+    dcn_flow_key key;
+    uint32_t dst_server;
+    dcn_path path; /* len 0: none */
+    int path_index;
+    int avail_known;
+    uint32_t avail_mbps;
+    uint32_t probes, switches;
+    uint64_t age_ms;
+} ps_flow_info;
+
+typedef struct path_select path_select;
+
+/* "bsr" or "fallback-first-path". */
+const char *ps_name(void);
+path_select *ps_create(const dcn_topo *t, uint32_t self, const ps_io *io, uint64_t seed);
+void ps_destroy(path_select *ps);
+/* bytes: the packet's length, counted towards the flow's own rate. */
+const dcn_path *ps_route(path_select *ps, const dcn_flow_key *k, uint32_t dst_server, uint32_t bytes);
+/* The path set a new flow towards dst would use; -1 on a bad dst. */
+int ps_pathset(path_select *ps, uint32_t dst_server, dcn_pathset *out);
+void ps_on_probe_response(path_select *ps, const dcn_flow_key *k, uint32_t probe_seq, uint32_t avail_mbps);
+void ps_on_path_failure(path_select *ps, uint32_t node_a, uint32_t node_b);
+void ps_on_local_port(path_select *ps, uint16_t port, int up);
+void ps_tick(path_select *ps);
+/* Up to max flows for introspection; returns how many were written. */
+int ps_flows(path_select *ps, ps_flow_info *out, int max);
+
+#endif

@@ -1,0 +1,107 @@
+/* Source path selection by BSR (bsr.c): a thin adapter from the data
+ * plane's path_select interface to the BSR module. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "bsr.h"
+#include "path_select.h"
+
+struct path_select {
+    bsr *b;
+    ps_io io;
+};
+
+const char *ps_name(void) { return "bsr"; }
+
+static uint64_t a_now(void *ctx) { return ((path_select *)ctx)->io.now_ms(((path_select *)ctx)->io.ctx); }
+
+static int a_send_probe(void *ctx, const bsr_flow_key *flow, uint32_t seq, const dcn_path *path)
+{
+    path_select *ps = ctx;
+    dcn_flow_key k = {.src_ip = flow->src_ip, .dst_ip = flow->dst_ip, .src_port = flow->src_port,
+                      .dst_port = flow->dst_port, .proto = flow->proto};
+    return ps->io.send_probe(ps->io.ctx, &k, seq, path);
+}
+
+static uint32_t a_avail(void *ctx, uint16_t port, int out)
+{
+    path_select *ps = ctx;
+    return ps->io.port_avail_mbps(ps->io.ctx, port, out);
+}
+
+static bsr_flow_key to_bsr(const dcn_flow_key *k)
+{
+    bsr_flow_key b = {.src_ip = k->src_ip, .dst_ip = k->dst_ip, .src_port = k->src_port,
+                      .dst_port = k->dst_port, .proto = k->proto};
+    return b;
+}
+
+path_select *ps_create(const dcn_topo *t, uint32_t self, const ps_io *io, uint64_t seed)
+{
+    path_select *ps = calloc(1, sizeof *ps);
+    if (!ps)
+        return NULL;
+    ps->io = *io;
+    bsr_config cfg;
+    bsr_config_default(&cfg);
+    bsr_io bio = {.ctx = ps, .now_ms = a_now, .send_probe = a_send_probe, .port_avail_mbps = a_avail};
+    ps->b = bsr_create(t, self, &cfg, &bio, seed);
+    if (!ps->b) {
+        free(ps);
+        return NULL;
+    }
+    return ps;
+}
+
+void ps_destroy(path_select *ps)
+{
+    if (!ps)
+        return;
+    bsr_destroy(ps->b);
+    free(ps);
+}
+
+const dcn_path *ps_route(path_select *ps, const dcn_flow_key *k, uint32_t dst, uint32_t bytes)
+{
+    bsr_flow_key bk = to_bsr(k);
+    return bsr_route_bytes(ps->b, &bk, dst, bytes);
+}
+
+int ps_pathset(path_select *ps, uint32_t dst, dcn_pathset *out) { return bsr_pathset(ps->b, dst, out); }
+
+void ps_on_probe_response(path_select *ps, const dcn_flow_key *k, uint32_t seq, uint32_t avail)
+{
+    bsr_flow_key bk = to_bsr(k);
+    bsr_on_probe_response(ps->b, &bk, seq, avail);
+}
+
+void ps_on_path_failure(path_select *ps, uint32_t a, uint32_t b) { bsr_on_path_failure(ps->b, a, b); }
+void ps_on_local_port(path_select *ps, uint16_t port, int up) { bsr_on_local_port(ps->b, port, up); }
+void ps_tick(path_select *ps) { bsr_tick(ps->b); }
+
+int ps_flows(path_select *ps, ps_flow_info *out, int max)
+{
+    if (max <= 0)
+        return 0;
+    bsr_flow_info *fi = calloc((size_t)max, sizeof *fi);
+    if (!fi)
+        return 0;
+    size_t n = bsr_flows(ps->b, fi, (size_t)max);
+    for (size_t i = 0; i < n; i++) {
+        ps_flow_info *o = &out[i];
+        memset(o, 0, sizeof *o);
+        o->key = (dcn_flow_key){.src_ip = fi[i].key.src_ip, .dst_ip = fi[i].key.dst_ip,
+                                .src_port = fi[i].key.src_port, .dst_port = fi[i].key.dst_port,
+                                .proto = fi[i].key.proto};
+        o->dst_server = fi[i].dst_server;
+        o->path = fi[i].path;
+        o->path_index = fi[i].path_index;
+        o->avail_known = fi[i].cur_avail_mbps != BSR_AVAIL_UNKNOWN;
+        o->avail_mbps = o->avail_known ? fi[i].cur_avail_mbps : 0;
+        o->probes = fi[i].probes_sent;
+        o->switches = fi[i].path_switches;
+        o->age_ms = fi[i].age_ms;
+    }
+    free(fi);
+    return (int)n;
+}

@@ -1,0 +1,45 @@
+/* One AF_PACKET socket per server port, bound to its interface, with a
+ * classic BPF filter for EtherType 0x88B5 and outgoing frames ignored.
+ * Receives in batches with recvmmsg() into buffers allocated once, and
+ * sends in batches with sendmmsg() from a queue of preallocated slots. */
+#ifndef DCN_AGENT_RAWSOCK_H
+#define DCN_AGENT_RAWSOCK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+
+#define RAWSOCK_BATCH 32
+#define RAWSOCK_SLOT 9728 /* one frame of up to MTU 9000 plus headers */
+
+typedef struct rawsock {
+    int fd;
+    int ifindex;
+    uint8_t mac[6];
+    bool carrier;
+    struct mmsghdr rmsg[RAWSOCK_BATCH];
+    struct iovec riov[RAWSOCK_BATCH];
+    uint8_t *rbuf;
+    struct mmsghdr tmsg[RAWSOCK_BATCH];
+    struct iovec tiov[RAWSOCK_BATCH];
+    uint8_t *tbuf;
+    unsigned tn;         /* frames queued */
+    uint64_t tx_dropped; /* frames the kernel refused */
+} rawsock;
+
+/* Opens and binds; fills ifindex, mac and carrier. -1 with err filled. */
+int rawsock_open(rawsock *s, const char *ifname, char *err, size_t errlen);
+void rawsock_close(rawsock *s);
+/* Receives up to RAWSOCK_BATCH frames; frame i is s->riov[i].iov_base with
+ * s->rmsg[i].msg_len bytes. Returns the count (0 when nothing waits). */
+int rawsock_recv_batch(rawsock *s);
+/* Copies a frame into the send queue, flushing when the queue is full. */
+int rawsock_queue(rawsock *s, const uint8_t *frame, size_t len);
+/* Sends everything queued. */
+void rawsock_flush(rawsock *s);
+/* Current carrier (IFF_RUNNING) of an interface by name, -1 when absent. */
+int rawsock_carrier(const char *ifname);
+
+#endif

@@ -1,0 +1,500 @@
+/* Agent data plane: the forwarding engine's decisions and every malformed
+ * input, driven through the I/O seam (frames in, captured frames out), and
+ * a replay of a recorded pcap corpus. The relay under test is h01 of
+ * BCube_1 with n=2: h00 -s0_0- h01 -s1_1- h11. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "agent/csum.h"
+#include "agent_harness.h"
+
+enum { H00 = 0, H01 = 1, H10 = 2, H11 = 3 };
+static const uint8_t RELAY_PATH[2] = {0x01, 0x41}; /* h00 -> h01 -> h11 */
+
+static harness *relay_with_neighbors(void)
+{
+    harness *h = ah_new("bcube n=2 k=1", "h01");
+    ah_hello(h, 0, H00, 0);
+    ah_hello(h, 1, H11, 1);
+    ck_assert_uint_eq(h->e.c.hello_rx, 2);
+    h->nout = 0;
+    return h;
+}
+
+static size_t data_frame(uint8_t *buf, uint32_t src, uint32_t dst, const uint8_t *nha, unsigned nhops, unsigned nhi)
+{
+    uint8_t ip[100];
+    ah_ipv4(ip, src, dst, 1000, 2000, sizeof ip);
+    return ah_frame_build(buf, DCN_T_DATA, src, dst, nha, nhops, nhi, 0, ip, sizeof ip);
+}
+
+static uint64_t drops(const engine *e)
+{
+    return e->c.drop_truncated + e->c.drop_bad_checksum + e->c.drop_bad_version + e->c.drop_nhi_beyond_path +
+           e->c.drop_unknown_type + e->c.drop_not_neighbor + e->c.drop_loop + e->c.drop_bad_path +
+           e->c.drop_not_on_path + e->c.drop_bad_payload + e->c.drop_not_dcn + e->c.drop_bad_extension;
+}
+
+START_TEST(neighbor_table_from_topology)
+{
+    harness *h = ah_new("bcube n=2 k=1", "h01");
+    ck_assert_uint_eq(h->e.nt.n_valid, 2);
+    ck_assert(h->e.nt.e[0x00].valid && h->e.nt.e[0x00].node == H00 && h->e.nt.e[0x00].port == 0);
+    ck_assert(h->e.nt.e[0x41].valid && h->e.nt.e[0x41].node == H11 && h->e.nt.e[0x41].port == 1);
+    ck_assert(!h->e.nt.e[0x00].up);
+    ck_assert(!engine_ready(&h->e, NULL, NULL));
+    ah_hello(h, 0, H00, 0);
+    ah_hello(h, 1, H11, 1);
+    ck_assert(h->e.nt.e[0x00].up && h->e.nt.e[0x41].up);
+    uint8_t mac[6];
+    ah_mac(H11, 1, mac);
+    ck_assert_mem_eq(h->e.nt.e[0x41].mac, mac, 6);
+    ck_assert(engine_ready(&h->e, NULL, NULL));
+    ah_free(h);
+}
+END_TEST
+
+START_TEST(hellos_are_sent_on_every_port)
+{
+    harness *h = ah_new("bcube n=2 k=1", "h01");
+    engine_tick(&h->e); /* first tick: hello due */
+    ck_assert_int_eq(h->nout, 2);
+    ck_assert_uint_eq(h->e.c.hello_tx, 2);
+    for (int i = 0; i < 2; i++) {
+        dcn_hdr d;
+        size_t hl;
+        ck_assert_int_eq(dcn_hdr_decode(h->out[i].data + 14, h->out[i].len - 14, &d, &hl), DCN_DEC_OK);
+        ck_assert_uint_eq(d.type, DCN_T_HELLO);
+        ck_assert_uint_eq(d.src, H01);
+        ck_assert_uint_eq(h->out[i].data[0], 0xff);
+        ck_assert_uint_eq(h->out[i].port, (unsigned)i);
+    }
+    h->now += 500;
+    engine_tick(&h->e);
+    ck_assert_int_eq(h->nout, 2); /* not yet due */
+    h->now += 500;
+    engine_tick(&h->e);
+    ck_assert_int_eq(h->nout, 4);
+    ah_free(h);
+}
+END_TEST
+
+START_TEST(relay_forwards_with_one_lookup)
+{
+    harness *h = relay_with_neighbors();
+    uint8_t buf[512];
+    size_t n = data_frame(buf, H00, H11, RELAY_PATH, 2, 1);
+    engine_rx_frame(&h->e, 0, buf, n);
+    ck_assert_int_eq(h->nout, 1);
+    const ah_frame *f = &h->out[0];
+    ck_assert_uint_eq(f->port, 1);
+    ck_assert_uint_eq(f->len, n);
+    uint8_t mac[6];
+    ah_mac(H11, 1, mac);
+    ck_assert_mem_eq(f->data, mac, 6);
+    ah_mac(H01, 1, mac);
+    ck_assert_mem_eq(f->data + 6, mac, 6);
+    dcn_hdr d;
+    size_t hl;
+    ck_assert_int_eq(dcn_hdr_decode(f->data + 14, f->len - 14, &d, &hl), DCN_DEC_OK); /* checksum still right */
+    ck_assert_uint_eq(d.nhi, 2);
+    ck_assert_mem_eq(f->data + 14 + hl, buf + 14 + hl, 100);
+    ck_assert_uint_eq(h->e.c.relayed, 1);
+    ah_free(h);
+}
+END_TEST
+
+START_TEST(destination_strips_the_header)
+{
+    harness *h = relay_with_neighbors();
+    uint8_t buf[512], ip[100];
+    const uint8_t one_hop[1] = {0x01};
+    size_t n = data_frame(buf, H00, H01, one_hop, 1, 1);
+    engine_rx_frame(&h->e, 0, buf, n);
+    ck_assert_int_eq(h->ndeliv, 1);
+    ah_ipv4(ip, H00, H01, 1000, 2000, sizeof ip);
+    ck_assert_uint_eq(h->iplen, sizeof ip);
+    ck_assert_mem_eq(h->ip, ip, sizeof ip);
+    ck_assert_int_eq(h->nout, 0);
+    ck_assert_uint_eq(h->e.c.rx_data_delivered, 1);
+    ah_free(h);
+}
+END_TEST
+
+START_TEST(tun_packets_are_encapsulated)
+{
+    harness *h = relay_with_neighbors();
+    ah_hello(h, 0, H00, 0);
+    uint8_t buf[ENGINE_HEADROOM + 200];
+    ah_ipv4(buf + ENGINE_HEADROOM, H01, H00, 5, 6, 120);
+    engine_from_tun(&h->e, buf, 120);
+    const ah_frame *f = ah_find(h, DCN_T_DATA);
+    ck_assert_ptr_nonnull(f);
+    dcn_hdr d;
+    size_t hl;
+    ck_assert_int_eq(dcn_hdr_decode(f->data + 14, f->len - 14, &d, &hl), DCN_DEC_OK);
+    ck_assert_uint_eq(hl, DCN_HDR_BASE);
+    ck_assert_uint_eq(d.src, H01);
+    ck_assert_uint_eq(d.dst, H00);
+    ck_assert_uint_eq(d.nhops, 1);
+    ck_assert_uint_eq(d.nhi, 1);
+    ck_assert_uint_eq(d.nha[0], 0x00);
+    ck_assert_uint_eq(d.payload_len, 120);
+    ck_assert_uint_eq(f->port, 0);
+    /* unknown destination, not IPv4, too short: dropped and counted */
+    ah_ipv4(buf + ENGINE_HEADROOM, H01, 77, 5, 6, 120);
+    engine_from_tun(&h->e, buf, 120);
+    ck_assert_uint_eq(h->e.c.drop_no_route, 1);
+    buf[ENGINE_HEADROOM] = 0x60;
+    engine_from_tun(&h->e, buf, 120);
+    engine_from_tun(&h->e, buf, 10);
+    ck_assert_uint_eq(h->e.c.drop_bad_payload, 2);
+    ah_free(h);
+}
+END_TEST
+
+/* Every malformed case: dropped, counted under its own name, nothing sent,
+ * and the good neighbours stay up. */
+START_TEST(malformed_frames_are_dropped_and_counted)
+{
+    harness *h = relay_with_neighbors();
+    uint8_t buf[512];
+    size_t n;
+    /* truncated: shorter than Ethernet, than the header, than the payload */
+    n = data_frame(buf, H00, H11, RELAY_PATH, 2, 1);
+    engine_rx_frame(&h->e, 0, buf, 10);
+    engine_rx_frame(&h->e, 0, buf, 30);
+    engine_rx_frame(&h->e, 0, buf, n - 1);
+    ck_assert_uint_eq(h->e.c.drop_truncated, 3);
+    /* bad checksum */
+    n = data_frame(buf, H00, H11, RELAY_PATH, 2, 1);
+    buf[14 + 9] ^= 1;
+    engine_rx_frame(&h->e, 0, buf, n);
+    ck_assert_uint_eq(h->e.c.drop_bad_checksum, 1);
+    /* NHI beyond the path (re-checksummed so only NHI is wrong) */
+    n = data_frame(buf, H00, H11, RELAY_PATH, 2, 1);
+    dcn_hdr_set_nhi(buf + 14, 3);
+    engine_rx_frame(&h->e, 0, buf, n);
+    ck_assert_uint_eq(h->e.c.drop_nhi_beyond_path, 1);
+    /* unknown type */
+    n = ah_frame_build(buf, 9, H00, H11, RELAY_PATH, 2, 1, 0, NULL, 0);
+    engine_rx_frame(&h->e, 0, buf, n);
+    ck_assert_uint_eq(h->e.c.drop_unknown_type, 1);
+    /* a path naming a non-neighbour: h01's port 1 index 0 is h01 itself */
+    const uint8_t stranger[2] = {0x01, 0x40};
+    n = data_frame(buf, H00, H11, stranger, 2, 1);
+    engine_rx_frame(&h->e, 0, buf, n);
+    ck_assert_uint_eq(h->e.c.drop_not_neighbor, 1);
+    /* a looping path: h00 -> h01 -> h00 -> h01 */
+    const uint8_t loop[3] = {0x01, 0x00, 0x01};
+    n = data_frame(buf, H00, H01, loop, 3, 1);
+    engine_rx_frame(&h->e, 0, buf, n);
+    ck_assert_uint_eq(h->e.c.drop_loop, 1);
+    /* a path that does not end at dst */
+    n = data_frame(buf, H00, H10, RELAY_PATH, 2, 1);
+    engine_rx_frame(&h->e, 0, buf, n);
+    ck_assert_uint_eq(h->e.c.drop_bad_path, 1);
+    /* the hop at NHI is not us (NHI 2 points at h11) */
+    const uint8_t longer[3] = {0x01, 0x41, 0x00}; /* h00 h01 h11 h10 */
+    n = data_frame(buf, H00, H10, longer, 3, 2);
+    engine_rx_frame(&h->e, 0, buf, n);
+    ck_assert_uint_eq(h->e.c.drop_not_on_path, 1);
+    /* wrong EtherType, wrong version */
+    n = data_frame(buf, H00, H11, RELAY_PATH, 2, 1);
+    buf[12] = 0x08;
+    buf[13] = 0x00;
+    engine_rx_frame(&h->e, 0, buf, n);
+    ck_assert_uint_eq(h->e.c.drop_not_dcn, 1);
+    n = data_frame(buf, H00, H11, RELAY_PATH, 2, 1);
+    buf[14] = 7;
+    dcn_put16(buf + 14 + 18, 0);
+    dcn_put16(buf + 14 + 18, csum_compute(buf + 14, 36));
+    engine_rx_frame(&h->e, 0, buf, n);
+    ck_assert_uint_eq(h->e.c.drop_bad_version, 1);
+    /* data that is not IPv4 at the destination */
+    const uint8_t one_hop[1] = {0x01};
+    uint8_t junk[40] = {0x60};
+    n = ah_frame_build(buf, DCN_T_DATA, H00, H01, one_hop, 1, 1, 0, junk, sizeof junk);
+    engine_rx_frame(&h->e, 0, buf, n);
+    ck_assert_uint_eq(h->e.c.drop_bad_payload, 1);
+    /* a hello from a server that is not our neighbour on that port */
+    ah_hello(h, 0, H10, 0);
+    ah_hello(h, 1, H00, 0);
+    ck_assert_uint_eq(h->e.c.drop_not_neighbor, 3);
+
+    ck_assert_int_eq(h->nout, 0);
+    ck_assert_int_eq(h->ndeliv, 0);
+    ck_assert(h->e.nt.e[0x00].up && h->e.nt.e[0x41].up);
+    uint8_t mac[6];
+    ah_mac(H00, 0, mac);
+    ck_assert_mem_eq(h->e.nt.e[0x00].mac, mac, 6);
+    ck_assert_uint_eq(drops(&h->e), 15);
+    ah_free(h);
+}
+END_TEST
+
+START_TEST(random_garbage_never_crashes)
+{
+    harness *h = relay_with_neighbors();
+    dcn_rng r;
+    dcn_rng_seed(&r, 11);
+    uint8_t buf[600];
+    for (int round = 0; round < 20000; round++) {
+        size_t n = dcn_rng_below(&r, sizeof buf);
+        size_t base = data_frame(buf, H00, H11, RELAY_PATH, 2, 1);
+        (void)base;
+        /* flip a few bytes of a valid frame, sometimes fix the checksum */
+        int flips = 1 + (int)dcn_rng_below(&r, 4);
+        for (int i = 0; i < flips; i++)
+            buf[14 + dcn_rng_below(&r, 40)] = (uint8_t)dcn_rng_next(&r);
+        if (dcn_rng_below(&r, 2)) {
+            unsigned nh = buf[14 + 3];
+            size_t hl = 28 + dcn_nha_bytes(nh);
+            if (hl < sizeof buf - 14) {
+                dcn_put16(buf + 14 + 18, 0);
+                dcn_put16(buf + 14 + 18, csum_compute(buf + 14, hl));
+            }
+        }
+        engine_rx_frame(&h->e, dcn_rng_below(&r, 2), buf, n);
+        h->nout = 0;
+    }
+    ck_assert(h->e.nt.e[0x00].up && h->e.nt.e[0x41].up);
+    ah_free(h);
+}
+END_TEST
+
+START_TEST(dead_next_hop_sends_path_failure_to_source)
+{
+    harness *h = ah_new("bcube n=2 k=1", "h01");
+    ah_hello(h, 0, H00, 0); /* h11 never heard: down */
+    h->nout = 0;
+    uint8_t buf[512];
+    size_t n = data_frame(buf, H00, H11, RELAY_PATH, 2, 1);
+    engine_rx_frame(&h->e, 0, buf, n);
+    ck_assert_uint_eq(h->e.c.drop_next_hop_down, 1);
+    ck_assert_uint_eq(h->e.c.path_failure_tx, 1);
+    const ah_frame *f = ah_find(h, DCN_T_PATH_FAIL);
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(f->port, 0);
+    dcn_hdr d;
+    size_t hl;
+    ck_assert_int_eq(dcn_hdr_decode(f->data + 14, f->len - 14, &d, &hl), DCN_DEC_OK);
+    ck_assert_uint_eq(d.src, H01);
+    ck_assert_uint_eq(d.dst, H00);
+    ck_assert_uint_eq(d.nhops, 1);
+    ck_assert_uint_eq(d.nha[0], 0x00);
+    /* the failed link: the cable from s1_1 into h11 (our own carrier is up) */
+    const uint8_t *pl = f->data + 14 + hl;
+    ck_assert_uint_eq(dcn_get32(pl), tu_node(&h->t, "s1_1"));
+    ck_assert_uint_eq(dcn_get32(pl + 4), H11);
+    /* rate limited: a second packet at once sends no second message */
+    engine_rx_frame(&h->e, 0, buf, n);
+    ck_assert_uint_eq(h->e.c.path_failure_tx, 1);
+    ck_assert_uint_eq(h->e.c.drop_failure_rate_limited, 1);
+    /* our own carrier lost: the failed link is our cable */
+    h->now += 100;
+    ah_hello(h, 1, H11, 1);
+    engine_carrier(&h->e, 1, false);
+    ck_assert(!h->e.nt.e[0x41].up);
+    h->nout = 0;
+    engine_rx_frame(&h->e, 0, buf, n);
+    f = ah_find(h, DCN_T_PATH_FAIL);
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(dcn_get32(f->data + 14 + hl), H01);
+    ck_assert_uint_eq(dcn_get32(f->data + 14 + hl + 4), tu_node(&h->t, "s1_1"));
+    ah_free(h);
+}
+END_TEST
+
+START_TEST(neighbors_expire_after_missed_hellos)
+{
+    harness *h = relay_with_neighbors();
+    h->now += 3000;
+    engine_tick(&h->e);
+    ck_assert(h->e.nt.e[0x00].up);
+    h->now += 300;
+    engine_tick(&h->e);
+    ck_assert(!h->e.nt.e[0x00].up && !h->e.nt.e[0x41].up);
+    ck_assert_uint_eq(h->e.c.neighbor_down_events, 2);
+    ah_hello(h, 0, H00, 0);
+    ck_assert(h->e.nt.e[0x00].up);
+    ah_free(h);
+}
+END_TEST
+
+START_TEST(probe_relay_lowers_available_bandwidth)
+{
+    harness *h = relay_with_neighbors();
+    h->e.port[0].rx_mbps = 300; /* in: 700 available */
+    h->e.port[1].tx_mbps = 100; /* out: 900 available */
+    uint8_t buf[512], pl[DCN_PROBE_PAYLOAD] = {0};
+    size_t n = ah_frame_build(buf, DCN_T_PROBE, H00, H11, RELAY_PATH, 2, 1, 800, pl, sizeof pl);
+    engine_rx_frame(&h->e, 0, buf, n);
+    ck_assert_int_eq(h->nout, 1);
+    dcn_hdr d;
+    size_t hl;
+    ck_assert_int_eq(dcn_hdr_decode(h->out[0].data + 14, h->out[0].len - 14, &d, &hl), DCN_DEC_OK);
+    ck_assert_uint_eq(d.avail_mbps, 700);
+    h->nout = 0;
+    n = ah_frame_build(buf, DCN_T_PROBE, H00, H11, RELAY_PATH, 2, 1, 500, pl, sizeof pl);
+    engine_rx_frame(&h->e, 0, buf, n);
+    ck_assert_int_eq(dcn_hdr_decode(h->out[0].data + 14, h->out[0].len - 14, &d, &hl), DCN_DEC_OK);
+    ck_assert_uint_eq(d.avail_mbps, 500);
+    h->nout = 0;
+    h->e.port[1].tx_mbps = 1000; /* out saturated */
+    n = ah_frame_build(buf, DCN_T_PROBE, H00, H11, RELAY_PATH, 2, 1, 500, pl, sizeof pl);
+    engine_rx_frame(&h->e, 0, buf, n);
+    ck_assert_int_eq(dcn_hdr_decode(h->out[0].data + 14, h->out[0].len - 14, &d, &hl), DCN_DEC_OK);
+    ck_assert_uint_eq(d.avail_mbps, 0);
+    ck_assert_uint_eq(h->e.c.probe_relayed, 3);
+    ah_free(h);
+}
+END_TEST
+
+START_TEST(probe_destination_answers_on_the_reverse_path)
+{
+    /* h11 is the destination of h00 -> h01 -> h11 */
+    harness *h = ah_new("bcube n=2 k=1", "h11");
+    ah_hello(h, 1, H01, 1);
+    h->nout = 0;
+    h->e.port[1].rx_mbps = 400;
+    uint8_t buf[512], pl[DCN_PROBE_PAYLOAD];
+    for (size_t i = 0; i < sizeof pl; i++)
+        pl[i] = (uint8_t)(i + 1);
+    size_t n = ah_frame_build(buf, DCN_T_PROBE, H00, H11, RELAY_PATH, 2, 2, 800, pl, sizeof pl);
+    engine_rx_frame(&h->e, 1, buf, n);
+    const ah_frame *f = ah_find(h, DCN_T_PROBE_RESP);
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(f->port, 1);
+    dcn_hdr d;
+    size_t hl;
+    ck_assert_int_eq(dcn_hdr_decode(f->data + 14, f->len - 14, &d, &hl), DCN_DEC_OK);
+    ck_assert_uint_eq(d.src, H11);
+    ck_assert_uint_eq(d.dst, H00);
+    ck_assert_uint_eq(d.avail_mbps, 600);
+    ck_assert_uint_eq(d.nhops, 2);
+    ck_assert_uint_eq(d.nha[0], 0x40); /* h11 -> h01 over s1_1 (port 0 of the switch) */
+    ck_assert_uint_eq(d.nha[1], 0x00); /* h01 -> h00 over s0_0 */
+    ck_assert_mem_eq(f->data + 14 + hl, pl, sizeof pl);
+    ck_assert_uint_eq(h->e.c.probe_resp_tx, 1);
+    ah_free(h);
+}
+END_TEST
+
+START_TEST(carrier_loss_downs_neighbors_at_once)
+{
+    harness *h = relay_with_neighbors();
+    engine_carrier(&h->e, 1, false);
+    ck_assert(!h->e.nt.e[0x41].up);
+    ck_assert(h->e.nt.e[0x00].up);
+    ck_assert_uint_eq(h->e.c.carrier_events, 1);
+    h->nout = 0;
+    engine_carrier(&h->e, 1, true);
+    ck_assert_ptr_nonnull(ah_find(h, DCN_T_HELLO)); /* hello at once on the port back up */
+    ah_free(h);
+}
+END_TEST
+
+/* ---- the pcap seam: a recorded corpus replayed, the output captured ---- */
+
+typedef struct replay_ctx {
+    harness *h;
+    unsigned port;
+} replay_ctx;
+
+static void replay_one(void *ctx, uint8_t *frame, size_t len)
+{
+    replay_ctx *r = ctx;
+    engine_rx_frame(&r->h->e, r->port, frame, len);
+}
+
+static void write_corpus(const char *path)
+{
+    char err[256];
+    pcap_writer *w = pcapw_open(path, err, sizeof err);
+    ck_assert_msg(w != NULL, "%s", err);
+    uint8_t buf[512];
+    size_t n;
+    uint64_t ts = 1000000;
+    n = data_frame(buf, H00, H11, RELAY_PATH, 2, 1); /* good: relayed */
+    pcapw_write(w, buf, n, ts++);
+    pcapw_write(w, buf, 20, ts++); /* truncated */
+    buf[14 + 5] ^= 0x80;           /* bad checksum */
+    pcapw_write(w, buf, n, ts++);
+    n = data_frame(buf, H00, H11, RELAY_PATH, 2, 1);
+    dcn_hdr_set_nhi(buf + 14, 5); /* NHI beyond the path */
+    pcapw_write(w, buf, n, ts++);
+    n = ah_frame_build(buf, 0x42, H00, H11, RELAY_PATH, 2, 1, 0, NULL, 0); /* unknown type */
+    pcapw_write(w, buf, n, ts++);
+    const uint8_t loop[3] = {0x01, 0x00, 0x01};
+    n = data_frame(buf, H00, H01, loop, 3, 1); /* loop */
+    pcapw_write(w, buf, n, ts++);
+    const uint8_t stranger[2] = {0x01, 0x40};
+    n = data_frame(buf, H00, H11, stranger, 2, 1); /* non-neighbour */
+    pcapw_write(w, buf, n, ts++);
+    const uint8_t one_hop[1] = {0x01};
+    n = data_frame(buf, H00, H01, one_hop, 1, 1); /* good: delivered */
+    pcapw_write(w, buf, n, ts++);
+    pcapw_close(w);
+}
+
+START_TEST(pcap_replay_through_the_seam)
+{
+    char dir[] = "/tmp/dcn-agent-test-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char in[128], out[128], err[256];
+    snprintf(in, sizeof in, "%s/corpus.pcap", dir);
+    snprintf(out, sizeof out, "%s/sent.pcap", dir);
+    write_corpus(in);
+    harness *h = relay_with_neighbors();
+    h->capture = pcapw_open(out, err, sizeof err);
+    ck_assert_ptr_nonnull(h->capture);
+    replay_ctx r = {h, 0};
+    ck_assert_int_eq(pcap_replay(in, replay_one, &r, err, sizeof err), 8);
+    pcapw_close(h->capture);
+    h->capture = NULL;
+    ck_assert_uint_eq(h->e.c.relayed, 1);
+    ck_assert_int_eq(h->ndeliv, 1);
+    ck_assert_uint_eq(h->e.c.drop_truncated, 1);
+    ck_assert_uint_eq(h->e.c.drop_bad_checksum, 1);
+    ck_assert_uint_eq(h->e.c.drop_nhi_beyond_path, 1);
+    ck_assert_uint_eq(h->e.c.drop_unknown_type, 1);
+    ck_assert_uint_eq(h->e.c.drop_loop, 1);
+    ck_assert_uint_eq(h->e.c.drop_not_neighbor, 1);
+    /* the captured output is one frame: the relayed one, decodable, NHI 2 */
+    harness *peer = ah_new("bcube n=2 k=1", "h11");
+    ah_hello(peer, 1, H01, 1);
+    replay_ctx r2 = {peer, 1};
+    ck_assert_int_eq(pcap_replay(out, replay_one, &r2, err, sizeof err), 1);
+    ck_assert_int_eq(peer->ndeliv, 1);
+    ah_free(peer);
+    ah_free(h);
+    ck_assert_int_lt(pcap_replay("/nonexistent.pcap", replay_one, &r, err, sizeof err), 0);
+    unlink(in);
+    unlink(out);
+    rmdir(dir);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("agent_engine");
+    TCase *tc = tcase_create("engine");
+    tcase_add_test(tc, neighbor_table_from_topology);
+    tcase_add_test(tc, hellos_are_sent_on_every_port);
+    tcase_add_test(tc, relay_forwards_with_one_lookup);
+    tcase_add_test(tc, destination_strips_the_header);
+    tcase_add_test(tc, tun_packets_are_encapsulated);
+    tcase_add_test(tc, malformed_frames_are_dropped_and_counted);
+    tcase_add_test(tc, random_garbage_never_crashes);
+    tcase_add_test(tc, dead_next_hop_sends_path_failure_to_source);
+    tcase_add_test(tc, neighbors_expire_after_missed_hellos);
+    tcase_add_test(tc, probe_relay_lowers_available_bandwidth);
+    tcase_add_test(tc, probe_destination_answers_on_the_reverse_path);
+    tcase_add_test(tc, carrier_loss_downs_neighbors_at_once);
+    tcase_add_test(tc, pcap_replay_through_the_seam);
+    suite_add_tcase(s, tc);
+    return tu_run(s);
+}
