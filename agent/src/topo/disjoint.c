@@ -215,3 +215,35 @@ int dcn_server_disjoint_paths(const dcn_topo *t, uint32_t src, uint32_t dst, con
 {
     return disjoint(t, src, dst, f, max_paths, true, out);
 }
+
+int dcn_disjoint_paths_led(const dcn_topo *t, uint32_t src, uint32_t dst, const dcn_failures *f, uint32_t max_paths,
+                           bool server_disjoint, const dcn_path *lead, dcn_pathset *out)
+{
+    int base = disjoint(t, src, dst, f, max_paths, server_disjoint, out);
+    if (base <= 0 || !lead || lead->len < 2 || lead->node[0] != src || lead->node[lead->len - 1] != dst ||
+        !dcn_path_valid(lead, t, f, NULL))
+        return base;
+    dcn_failures without;
+    if (dcn_failures_init(&without, t) < 0)
+        return base;
+    if (f) {
+        memcpy(without.node_down, f->node_down, dcn_n_nodes(t));
+        memcpy(without.port_down, f->port_down, t->port_base[dcn_n_nodes(t)]);
+    }
+    for (uint32_t i = 1; i + 1 < lead->len; i++)
+        if (!server_disjoint || dcn_kind(t, lead->node[i]) == DCN_SERVER)
+            dcn_fail_node(&without, lead->node[i]);
+    /* A direct src-dst cable on the lead must not be reused either. */
+    if (lead->len == 2)
+        dcn_fail_link(&without, t, src, dst);
+    dcn_pathset *rest = malloc(sizeof *rest);
+    if (rest && disjoint(t, src, dst, &without, (uint32_t)base - 1u, server_disjoint, rest) + 1 == base) {
+        out->path[0] = *lead;
+        for (uint32_t i = 0; i < rest->count; i++)
+            out->path[i + 1] = rest->path[i];
+        out->count = rest->count + 1;
+    }
+    free(rest);
+    dcn_failures_free(&without);
+    return (int)out->count;
+}

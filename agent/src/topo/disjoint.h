@@ -36,4 +36,11 @@ int dcn_disjoint_paths(const dcn_topo *t, uint32_t src, uint32_t dst, const dcn_
 int dcn_server_disjoint_paths(const dcn_topo *t, uint32_t src, uint32_t dst, const dcn_failures *f,
                               uint32_t max_paths, dcn_pathset *out);
 
+/* A maximum set (as above; server-disjoint when server_disjoint is true)
+ * that starts with the given lead path (e.g. the family's own route)
+ * whenever some maximum set contains it; otherwise the plain set. The lead
+ * is used only if it is valid under f. Returns the number of paths, or -1. */
+int dcn_disjoint_paths_led(const dcn_topo *t, uint32_t src, uint32_t dst, const dcn_failures *f, uint32_t max_paths,
+                           bool server_disjoint, const dcn_path *lead, dcn_pathset *out);
+
 #endif

@@ -151,33 +151,10 @@ static int bcdc_algo_pathset(const dcn_topo *t, uint32_t src, uint32_t dst, cons
         return -1;
     const bcdc_state *st = t->priv;
     const dcn_failures *f = ctx ? ctx->failures : NULL;
-    uint32_t want = 2u * st->n - 2u;
-    int base = dcn_server_disjoint_paths(t, src, dst, f, want, out);
-    if (base <= 0)
-        return base;
     dcn_path first;
-    if (brouting_full(t, src, dst, &first) < 0 || !dcn_path_valid(&first, t, f, NULL))
-        return base;
-    dcn_failures without;
-    if (dcn_failures_init(&without, t) < 0)
-        return base;
-    if (f) {
-        memcpy(without.node_down, f->node_down, dcn_n_nodes(t));
-        memcpy(without.port_down, f->port_down, t->port_base[dcn_n_nodes(t)]);
-    }
-    for (uint32_t i = 1; i + 1 < first.len; i++)
-        if (dcn_kind(t, first.node[i]) == DCN_SERVER)
-            dcn_fail_node(&without, first.node[i]);
-    dcn_pathset *rest = malloc(sizeof *rest);
-    if (rest && dcn_server_disjoint_paths(t, src, dst, &without, want - 1u, rest) + 1 == base) {
-        out->path[0] = first;
-        for (uint32_t i = 0; i < rest->count; i++)
-            out->path[i + 1] = rest->path[i];
-        out->count = rest->count + 1;
-    }
-    free(rest);
-    dcn_failures_free(&without);
-    return (int)out->count;
+    if (brouting_full(t, src, dst, &first) < 0)
+        return -1;
+    return dcn_disjoint_paths_led(t, src, dst, f, 2u * st->n - 2u, true, &first, out);
 }
 
 static void bcdc_formulas(const dcn_topo *t, struct dcn_json *j)

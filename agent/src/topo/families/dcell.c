@@ -1,0 +1,179 @@
+/* DCell (Guo et al., SIGCOMM 2008), the recursive server-centric baseline.
+ * DCell_0 is n servers on one n-port switch; DCell_l is g_l = t_(l-1) + 1
+ * copies of DCell_(l-1) (t_l = g_l * t_(l-1) servers), in which server
+ * [i, j-1] of copy i is cabled to server [j, i] of copy j for every i < j.
+ * Names, ids and ports: docs/topologies/baselines.md. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "../disjoint.h"
+#include "../family.h"
+#include "../json.h"
+
+#define DCELL_MAX_K 3
+#define DCELL_MAX_SERVERS 200000L
+
+static const dcn_param_spec dcell_params[] = {
+    {"n", DCN_PARAM_INT, 2, 64, 4, "servers per DCell_0 (switch ports)"},
+    {"k", DCN_PARAM_INT, 0, DCELL_MAX_K, 1, "level: the top is a DCell_k; servers have k+1 ports"},
+};
+
+/* t[l] = servers in a DCell_l, for l = 0..k; 0 when above the limit. */
+static void dcell_sizes(long n, long k, long *t)
+{
+    t[0] = n;
+    for (long l = 1; l <= k; l++)
+        t[l] = t[l - 1] > DCELL_MAX_SERVERS ? DCELL_MAX_SERVERS + 1 : t[l - 1] * (t[l - 1] + 1);
+}
+
+static int dcell_validate(const dcn_params *p, char *err, size_t errlen)
+{
+    long n = dcn_param(p, "n"), k = dcn_param(p, "k"), t[DCELL_MAX_K + 1];
+    dcell_sizes(n, k, t);
+    if (t[k] > DCELL_MAX_SERVERS) {
+        snprintf(err, errlen, "dcell: n=%ld k=%ld gives more than %ld servers (lower n or k)", n, k,
+                 DCELL_MAX_SERVERS);
+        return -1;
+    }
+    return 0;
+}
+
+typedef struct dcell_shape {
+    uint32_t n, k;
+    uint32_t t[DCELL_MAX_K + 1];
+} dcell_shape;
+
+static dcell_shape shape_of(const dcn_topo *t)
+{
+    dcell_shape s = {(uint32_t)dcn_param(&t->params, "n"), (uint32_t)dcn_param(&t->params, "k"), {0}};
+    long sz[DCELL_MAX_K + 1];
+    dcell_sizes(s.n, s.k, sz);
+    for (uint32_t l = 0; l <= s.k; l++)
+        s.t[l] = (uint32_t)sz[l];
+    return s;
+}
+
+/* Server uid = a_0 + sum_(l>=1) a_l * t_(l-1) is the node id. Server port 0
+ * goes to its DCell_0 switch (switch port a_0); port l >= 1 carries its
+ * level-l link, to the peer's port l. Switch i serves uids i*n .. i*n+n-1. */
+static int dcell_build(dcn_topo *t, char *err, size_t errlen)
+{
+    dcell_shape s = shape_of(t);
+    uint32_t ns = s.t[s.k];
+    if (dcn_topo_alloc_uniform(t, ns, (uint16_t)(s.k + 1), ns / s.n, (uint16_t)s.n, err, errlen) < 0)
+        return -1;
+    for (uint32_t u = 0; u < ns; u++)
+        if (dcn_topo_connect(t, u, 0, dcn_switch_node(t, u / s.n), (uint16_t)(u % s.n), err, errlen) < 0)
+            return -1;
+    for (uint32_t l = 1; l <= s.k; l++) {
+        uint32_t sub = s.t[l - 1], g = sub + 1;
+        for (uint32_t base = 0; base < ns; base += s.t[l])
+            for (uint32_t i = 0; i < sub; i++)
+                for (uint32_t j = i + 1; j < g; j++) {
+                    uint32_t a = base + i * sub + (j - 1), b = base + j * sub + i;
+                    if (dcn_topo_connect(t, a, (uint16_t)l, b, (uint16_t)l, err, errlen) < 0)
+                        return -1;
+                }
+    }
+    return 0;
+}
+
+/* Server uid: "h<uid>"; DCell_0 switch i: "s<i>" (decimal). */
+static void dcell_name(const dcn_topo *t, uint32_t v, char *buf, size_t len)
+{
+    if (v < t->n_servers)
+        snprintf(buf, len, "h%u", v);
+    else
+        snprintf(buf, len, "s%u", v - t->n_servers);
+}
+
+/* DCellRouting on uids inside one DCell_l: the servers of the link between
+ * the two sub-DCells, and recursion on both sides. */
+static int dcell_route_servers(const dcell_shape *s, uint32_t src, uint32_t dst, uint32_t l, dcn_path *out)
+{
+    if (src == dst)
+        return dcn_path_push(out, src);
+    while (l > 0 && src / s->t[l - 1] == dst / s->t[l - 1])
+        l--;
+    if (l == 0) { /* one DCell_0: through the switch */
+        if (dcn_path_push(out, src) < 0)
+            return -1;
+        return dcn_path_push(out, dst);
+    }
+    uint32_t sub = s->t[l - 1], base = src - src % s->t[l];
+    uint32_t a = (src % s->t[l]) / sub, b = (dst % s->t[l]) / sub;
+    uint32_t n1 = base + a * sub + (a < b ? b - 1 : b);
+    uint32_t n2 = base + b * sub + (a < b ? a : a - 1);
+    if (dcell_route_servers(s, src, n1, l - 1, out) < 0)
+        return -1;
+    return dcell_route_servers(s, n2, dst, l - 1, out);
+}
+
+static int dcell_route_full(const dcn_topo *t, uint32_t src, uint32_t dst, dcn_path *out)
+{
+    dcell_shape s = shape_of(t);
+    dcn_path_clear(out);
+    if (dcell_route_servers(&s, src, dst, s.k, out) < 0)
+        return -1;
+    return dcn_path_expand_servers(out, t);
+}
+
+static bool bad_request(const dcn_topo *t, uint32_t src, uint32_t dst, dcn_pathset *out)
+{
+    out->count = 0;
+    return src >= t->n_servers || dst >= t->n_servers || src == dst;
+}
+
+/* DCellRouting, fault-oblivious (no path if it crosses a failure). */
+static int dcell_algo_route(const dcn_topo *t, uint32_t src, uint32_t dst, const dcn_route_ctx *ctx,
+                            dcn_pathset *out)
+{
+    if (bad_request(t, src, dst, out) || dcell_route_full(t, src, dst, &out->path[0]) < 0)
+        return -1;
+    out->count = dcn_path_valid(&out->path[0], t, ctx ? ctx->failures : NULL, NULL) ? 1 : 0;
+    return (int)out->count;
+}
+
+/* Up to k+1 node-disjoint paths (a server has k+1 ports), led by
+ * DCellRouting's path when it fits. */
+static int dcell_algo_pathset(const dcn_topo *t, uint32_t src, uint32_t dst, const dcn_route_ctx *ctx,
+                              dcn_pathset *out)
+{
+    dcn_path lead;
+    if (bad_request(t, src, dst, out) || dcell_route_full(t, src, dst, &lead) < 0)
+        return -1;
+    uint32_t k = (uint32_t)dcn_param(&t->params, "k");
+    return dcn_disjoint_paths_led(t, src, dst, ctx ? ctx->failures : NULL, k + 1, false, &lead, out);
+}
+
+static void dcell_formulas(const dcn_topo *t, struct dcn_json *j)
+{
+    dcell_shape s = shape_of(t);
+    long long ns = s.t[s.k];
+    dcn_json_int(j, "servers", ns);
+    dcn_json_int(j, "switches", ns / s.n);
+    dcn_json_int(j, "links", ns + (long long)s.k * ns / 2); /* (k/2 + 1) N */
+    dcn_json_int(j, "server_ports", s.k + 1);
+    dcn_json_int(j, "route_diameter_bound", (1LL << (s.k + 1)) - 1); /* 2^(k+1) - 1 server hops */
+}
+
+static const dcn_algo dcell_algos[] = {
+    {"pathset", "k+1 node-disjoint paths by min-cost flow, DCellRouting's path first when it fits",
+     dcell_algo_pathset},
+    {"route", "DCellRouting: recursive, through the link between the two sub-DCells (fault-oblivious)",
+     dcell_algo_route},
+};
+
+const dcn_family dcn_family_dcell = {
+    .name = "dcell",
+    .summary = "DCell_k (Guo et al., SIGCOMM 2008): recursive, direct server links (baseline)",
+    .params = dcell_params,
+    .n_params = 2,
+    .validate = dcell_validate,
+    .build = dcell_build,
+    .node_name = dcell_name,
+    .algos = dcell_algos,
+    .n_algos = 2,
+    .metric = DCN_METRIC_HOPS,
+    .formulas = dcell_formulas,
+};
