@@ -147,7 +147,7 @@ END_TEST
 
 START_TEST(bad_parameters)
 {
-    ck_assert_ptr_nonnull(strstr(tu_build_fails("dcell n=1 k=1"), "n=1 is out of range (allowed 2..64)"));
+    ck_assert_ptr_nonnull(strstr(tu_build_fails("dcell n=1 k=1"), "n=1 is out of range (allowed 2..48)"));
     ck_assert_ptr_nonnull(strstr(tu_build_fails("dcell n=4 k=4"), "k=4 is out of range (allowed 0..3)"));
     ck_assert_ptr_nonnull(strstr(tu_build_fails("dcell n=6 k=3"), "n=6 k=3"));
 }

@@ -14,7 +14,7 @@
 #define DCELL_MAX_SERVERS 200000L
 
 static const dcn_param_spec dcell_params[] = {
-    {"n", DCN_PARAM_INT, 2, 64, 4, "servers per DCell_0 (switch ports)"},
+    {"n", DCN_PARAM_INT, 2, 48, 4, "servers per DCell_0 (switch ports; <= 48 keeps NHA indices below 63)"},
     {"k", DCN_PARAM_INT, 0, DCELL_MAX_K, 1, "level: the top is a DCell_k; servers have k+1 ports"},
 };
 
