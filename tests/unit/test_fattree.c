@@ -44,12 +44,12 @@ START_TEST(wiring_and_names)
 {
     dcn_topo t;
     build_k(&t, 4);
-    ck_assert_uint_eq(dcn_peer(&t, tu_node(&t, "h1_1_0"), 0).node, tu_node(&t, "e1_1"));
-    ck_assert_int_eq(dcn_topo_port_to(&t, tu_node(&t, "e1_1"), tu_node(&t, "a1_0")), 2);
-    ck_assert_int_eq(dcn_topo_port_to(&t, tu_node(&t, "a1_0"), tu_node(&t, "e1_1")), 1);
-    ck_assert_int_eq(dcn_topo_port_to(&t, tu_node(&t, "a3_1"), tu_node(&t, "c1_0")), 2);
-    ck_assert_int_eq(dcn_topo_port_to(&t, tu_node(&t, "c1_0"), tu_node(&t, "a3_1")), 3);
-    ck_assert_int_eq(dcn_topo_port_to(&t, tu_node(&t, "c0_0"), tu_node(&t, "a3_1")), -1);
+    ck_assert_uint_eq(dcn_peer(&t, tu_node(&t, "h1_1_0"), 0).node, tu_node(&t, "se1_1"));
+    ck_assert_int_eq(dcn_topo_port_to(&t, tu_node(&t, "se1_1"), tu_node(&t, "sa1_0")), 2);
+    ck_assert_int_eq(dcn_topo_port_to(&t, tu_node(&t, "sa1_0"), tu_node(&t, "se1_1")), 1);
+    ck_assert_int_eq(dcn_topo_port_to(&t, tu_node(&t, "sa3_1"), tu_node(&t, "sc1_0")), 2);
+    ck_assert_int_eq(dcn_topo_port_to(&t, tu_node(&t, "sc1_0"), tu_node(&t, "sa3_1")), 3);
+    ck_assert_int_eq(dcn_topo_port_to(&t, tu_node(&t, "sc0_0"), tu_node(&t, "sa3_1")), -1);
     for (uint32_t v = 0; v < dcn_n_nodes(&t); v++) {
         char name[DCN_NAME_MAX];
         dcn_node_name(&t, v, name, sizeof name);
@@ -99,16 +99,16 @@ START_TEST(route_spreads_and_failures_prune)
     build_k(&t, 4);
     dcn_pathset *s = calloc(1, sizeof *s);
     ck_assert_int_eq(tu_paths(&t, "route", tu_node(&t, "h0_0_0"), tu_node(&t, "h3_1_1"), NULL, 1, s), 1);
-    ck_assert_str_eq(tu_path_str(&t, &s->path[0]), "h0_0_0 e0_0 a0_1 c1_0 a3_1 e3_1 h3_1_1");
+    ck_assert_str_eq(tu_path_str(&t, &s->path[0]), "h0_0_0 se0_0 sa0_1 sc1_0 sa3_1 se3_1 h3_1_1");
     ck_assert_int_eq(tu_paths(&t, "route", tu_node(&t, "h0_0_0"), tu_node(&t, "h3_1_0"), NULL, 1, s), 1);
-    ck_assert_str_eq(tu_path_str(&t, &s->path[0]), "h0_0_0 e0_0 a0_0 c0_0 a3_0 e3_1 h3_1_0");
+    ck_assert_str_eq(tu_path_str(&t, &s->path[0]), "h0_0_0 se0_0 sa0_0 sc0_0 sa3_0 se3_1 h3_1_0");
     dcn_failures f;
     ck_assert_int_eq(dcn_failures_init(&f, &t), 0);
-    dcn_fail_node(&f, tu_node(&t, "c0_1"));
-    dcn_fail_node(&f, tu_node(&t, "a3_1"));
+    dcn_fail_node(&f, tu_node(&t, "sc0_1"));
+    dcn_fail_node(&f, tu_node(&t, "sa3_1"));
     ck_assert_int_eq(tu_paths(&t, NULL, 0, 15, &f, 1, s), 1);
     tu_check_pathset(&t, s, 0, 15, &f, 0);
-    ck_assert_str_eq(tu_path_str(&t, &s->path[0]), "h0_0_0 e0_0 a0_0 c0_0 a3_0 e3_1 h3_1_1");
+    ck_assert_str_eq(tu_path_str(&t, &s->path[0]), "h0_0_0 se0_0 sa0_0 sc0_0 sa3_0 se3_1 h3_1_1");
     ck_assert_int_eq(tu_paths(&t, "route", 0, 15, &f, 1, s), 0);
     dcn_failures_free(&f);
     free(s);

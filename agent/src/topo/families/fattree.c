@@ -69,8 +69,8 @@ static int fattree_build(dcn_topo *t, char *err, size_t errlen)
     return 0;
 }
 
-/* Hosts "h<pod>_<edge>_<slot>", edge switches "e<pod>_<edge>", aggregation
- * "a<pod>_<index>", core "c<i>_<j>" (at most 9 characters for k = 48). */
+/* Hosts "h<pod>_<edge>_<slot>", edge switches "se<pod>_<edge>", aggregation
+ * "sa<pod>_<index>", core "sc<i>_<j>" (at most 9 characters for k = 48). */
 static void fattree_name(const dcn_topo *t, uint32_t v, char *buf, size_t len)
 {
     ft f = ft_of(t);
@@ -80,11 +80,11 @@ static void fattree_name(const dcn_topo *t, uint32_t v, char *buf, size_t len)
     }
     uint32_t s = v - t->n_servers;
     if (s < f.k * f.h)
-        snprintf(buf, len, "e%u_%u", s / f.h, s % f.h);
+        snprintf(buf, len, "se%u_%u", s / f.h, s % f.h);
     else if (s < 2 * f.k * f.h)
-        snprintf(buf, len, "a%u_%u", (s - f.k * f.h) / f.h, (s - f.k * f.h) % f.h);
+        snprintf(buf, len, "sa%u_%u", (s - f.k * f.h) / f.h, (s - f.k * f.h) % f.h);
     else
-        snprintf(buf, len, "c%u_%u", (s - 2 * f.k * f.h) / f.h, (s - 2 * f.k * f.h) % f.h);
+        snprintf(buf, len, "sc%u_%u", (s - 2 * f.k * f.h) / f.h, (s - 2 * f.k * f.h) % f.h);
 }
 
 /* The path from src to dst through aggregation index a and core column j
