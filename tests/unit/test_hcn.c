@@ -13,6 +13,25 @@
 #include "topo/json.h"
 
 /* One member of the family's formulas, rendered to JSON and read back. */
+/* Check records every passing ck_assert; hot loops use CHECK, which only
+ * calls into Check on failure. */
+#define CHECK(cond, ...)                                                                                               \
+    do {                                                                                                               \
+        if (!(cond))                                                                                                   \
+            ck_abort_msg(__VA_ARGS__);                                                                                 \
+    } while (0)
+
+/* tu_check_pathset without the per-path bookkeeping. */
+static void check_paths(const dcn_topo *t, const dcn_pathset *s, uint32_t src, uint32_t dst, const dcn_failures *f)
+{
+    for (uint32_t i = 0; i < s->count; i++) {
+        const dcn_path *p = &s->path[i];
+        const char *why = NULL;
+        if (!dcn_path_valid(p, t, f, &why) || p->node[0] != src || p->node[p->len - 1] != dst)
+            tu_check_pathset(t, s, src, dst, f, 0); /* reports the details */
+    }
+}
+
 static long long formula(const dcn_topo *t, const char *key)
 {
     char *buf = NULL;
@@ -78,8 +97,8 @@ static void check_server_disjoint(const dcn_topo *t, const dcn_pathset *s, uint3
                 uint32_t v = s->path[a].node[i];
                 if (v == ssw || v == dsw)
                     continue;
-                ck_assert_msg(!dcn_path_contains(&s->path[b], v), "paths %u and %u share %s: %s", b, a,
-                              name_of(t, v), tu_path_str(t, &s->path[a]));
+                CHECK(!dcn_path_contains(&s->path[b], v), "paths %u and %u share %s: %s", b, a, name_of(t, v),
+                      tu_path_str(t, &s->path[a]));
             }
 }
 
@@ -143,14 +162,13 @@ START_TEST(hcn_counts_match_the_formulas)
             ck_assert_uint_eq(t.n_switches, hcn_ipow(n, h));
             uint64_t per_level[HCN_MAX_H + 2] = {0}, free_port1 = 0, cables = 0;
             for (uint32_t v = 0; v < t.n_servers; v++) {
-                ck_assert_uint_eq(dcn_nports(&t, v), 2);
-                ck_assert(dcn_kind(&t, dcn_peer(&t, v, 0).node) == DCN_SWITCH);
+                CHECK(dcn_nports(&t, v) == 2 && dcn_kind(&t, dcn_peer(&t, v, 0).node) == DCN_SWITCH, "server %u ports", v);
                 uint32_t w = dcn_peer(&t, v, 1).node;
                 if (w == DCN_NONE) {
                     free_port1++;
                     continue;
                 }
-                ck_assert(dcn_kind(&t, w) == DCN_SERVER);
+                CHECK(dcn_kind(&t, w) == DCN_SERVER, "port 1 of %u not on a server", v);
                 if (w > v) {
                     cables++;
                     per_level[level_of_cable(d, v, w)]++;
@@ -344,17 +362,20 @@ START_TEST(hcn_all_pairs_paths_are_valid_and_disjoint)
                 hcn_server_label(d, b, &lb);
                 uint32_t m = hcn_common_prefix(d, &la, &lb);
                 int want = m >= d->h ? 1 : (int)d->n - 1;
-                ck_assert_int_eq(tu_paths(&t, NULL, a, b, NULL, 1, s), want);
-                tu_check_pathset(&t, s, a, b, NULL, 0);
+                int got = tu_paths(&t, NULL, a, b, NULL, 1, s);
+                CHECK(got == want, "%s %u->%u: %d paths, want %d", specs[k], a, b, got, want);
+                check_paths(&t, s, a, b, NULL);
                 check_server_disjoint(&t, s, a, b);
                 uint32_t i = d->h - m;
                 for (uint32_t p = 0; p < s->count; p++)
-                    ck_assert_uint_le(dcn_path_server_hops(&s->path[p], &t), m >= d->h ? 1 : 3u * (1u << i) - 1);
-                ck_assert_int_eq(tu_paths(&t, "fdim", a, b, NULL, 1, r), 1);
-                tu_check_pathset(&t, r, a, b, NULL, 0);
-                ck_assert_uint_le(dcn_path_server_hops(&r->path[0], &t), (2u << d->h) - 1);
-                ck_assert(r->path[0].len == s->path[0].len &&
-                          !memcmp(r->path[0].node, s->path[0].node, r->path[0].len * sizeof r->path[0].node[0]));
+                    CHECK(dcn_path_server_hops(&s->path[p], &t) <= (m >= d->h ? 1 : 3u * (1u << i) - 1),
+                          "%s: path too long: %s", specs[k], tu_path_str(&t, &s->path[p]));
+                CHECK(tu_paths(&t, "fdim", a, b, NULL, 1, r) == 1, "no fdim route");
+                check_paths(&t, r, a, b, NULL);
+                CHECK(dcn_path_server_hops(&r->path[0], &t) <= (2u << d->h) - 1, "fdim too long");
+                CHECK(r->path[0].len == s->path[0].len &&
+                          !memcmp(r->path[0].node, s->path[0].node, r->path[0].len * sizeof r->path[0].node[0]),
+                      "path 0 of the set is not FdimRouting");
             }
         dcn_topo_free(&t);
     }
@@ -376,7 +397,7 @@ START_TEST(hcn_bfs_diameter_is_2_pow_h_plus_1_minus_1)
         for (uint32_t a = 0; a < t.n_servers; a++) {
             dcn_bfs_server_distances(&t, a, NULL, NULL, hops);
             for (uint32_t b = 0; b < t.n_servers; b++) {
-                ck_assert_uint_ne(hops[b], UINT32_MAX);
+                CHECK(hops[b] != UINT32_MAX, "disconnected");
                 diam = hops[b] > diam ? hops[b] : diam;
             }
         }
@@ -420,16 +441,15 @@ START_TEST(hcn_reroute_survives_every_single_failure)
                         continue;
                     int n = tu_paths(&t, "reroute", a, b, &f, 1, s);
                     int exists = dcn_bfs_path(&t, a, b, &f, NULL, &bfs) == 0;
-                    ck_assert_msg(n == exists, "%s scenario %u %u->%u: %d paths, bfs %d", specs[k], c, a, b, n,
-                                  exists);
-                    tu_check_pathset(&t, s, a, b, &f, 0);
+                    CHECK(n == exists, "%s scenario %u %u->%u: %d paths, bfs %d", specs[k], c, a, b, n, exists);
+                    check_paths(&t, s, a, b, &f);
                     /* a failed server or port-2 cable is the paper's case:
                      * its rules, not the fallback, must produce the path */
                     int papers_case = (c < t.n_servers && c != a && c != b) || (c >= nn && (c - nn) % 2 == 1);
                     if (papers_case) {
                         dcn_path full, trace;
-                        ck_assert_int_eq(hcn_reroute(&t, a, b, &f, &full, &trace), 1);
-                        ck_assert_msg(trace.len > 0, "%s scenario %u %u->%u used the fallback", specs[k], c, a, b);
+                        CHECK(hcn_reroute(&t, a, b, &f, &full, &trace) == 1 && trace.len > 0,
+                              "%s scenario %u %u->%u used the fallback", specs[k], c, a, b);
                     }
                 }
         }
@@ -467,8 +487,8 @@ START_TEST(hcn_reroute_under_random_failures)
                 continue;
             int n = tu_paths(&t, "reroute", a, b, &f, 1, s);
             int exists = dcn_bfs_path(&t, a, b, &f, NULL, &bfs) == 0;
-            ck_assert_int_eq(n, exists);
-            tu_check_pathset(&t, s, a, b, &f, 0);
+            CHECK(n == exists, "%u->%u: %d paths, bfs %d", a, b, n, exists);
+            check_paths(&t, s, a, b, &f);
         }
     }
     free(s);
