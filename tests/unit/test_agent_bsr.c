@@ -408,10 +408,21 @@ START_TEST(path_failure_switches_at_once_to_cached_path)
     answer(x, probe_on(x, 0, &k, &set->path[1]), 900);
     ck_assert(same_path(bsr_route(x->b, &k, dst), &set->path[1]));
 
+    /* Another flow, to h01 over s0_0 only, is not concerned. */
+    uint32_t other = tu_node(&x->t, "h01");
+    bsr_flow_key ko = key_of(x, other, 7);
+    dcn_path op = *bsr_route(x->b, &ko, other);
+    ck_assert_str_eq(tu_path_str(&x->t, &op), "h00 s0_0 h01");
+    for (uint32_t i = 2; i < x->n_probes; i++)
+        answer(x, (int)i, 500);
+
     /* h30-s0_3 on P1 fails; a relay reports it. */
     uint32_t a = tu_node(&x->t, "h30"), b = tu_node(&x->t, "s0_3");
     uint32_t from = x->n_probes;
     bsr_on_path_failure(x->b, a, b);
+    ck_assert(same_path(bsr_route(x->b, &ko, other), &op));
+    for (uint32_t i = from; i < x->n_probes; i++)
+        ck_assert_uint_ne(x->probe[i].key.src_port, ko.src_port);
     /* No probe answered, no tick: the flow is already on P0. */
     const dcn_path *p = bsr_route(x->b, &k, dst);
     ck_assert_msg(same_path(p, &set->path[0]), "on %s", tu_path_str(&x->t, p));
@@ -607,9 +618,14 @@ START_TEST(local_port_down_is_a_failed_link)
     ck_assert_uint_eq(e[0].expires_in_ms, UINT64_MAX);
     advance(x, 3 * x->cfg.faildb_timeout_ms);
     ck_assert_uint_eq(bsr_faildb_list(x->b, e, 4), 1); /* no timeout while the port is down */
-    /* New flows avoid the port too. */
+    /* New flows avoid the port too, and no probe tries to leave by it. */
     bsr_flow_key k2 = key_of(x, dst, 1001);
+    uint32_t from = x->n_probes;
     ck_assert_uint_ne(bsr_route(x->b, &k2, dst)->node[1], set->path[0].node[1]);
+    next_round(x);
+    for (uint32_t i = from; i < x->n_probes; i++)
+        ck_assert_msg(x->probe[i].path.node[1] != set->path[0].node[1], "probe %s",
+                      tu_path_str(&x->t, &x->probe[i].path));
     bsr_on_local_port(x->b, port0, 1);
     ck_assert_uint_eq(bsr_faildb_list(x->b, e, 4), 0);
     /* Ports out of range or not cabled are ignored. */

@@ -142,3 +142,11 @@ bool bsr_faildb_path_ok(bsr_faildb *db, const dcn_path *p)
             return false;
     return true;
 }
+
+bool bsr_faildb_path_crosses_local(const bsr_faildb *db, const dcn_path *p)
+{
+    for (uint32_t i = 0; i < db->n; i++)
+        if (db->e[i].local && bsr_path_crosses(p, db->e[i].a, db->e[i].b))
+            return true;
+    return false;
+}

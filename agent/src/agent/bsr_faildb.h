@@ -49,6 +49,8 @@ uint32_t bsr_faildb_clear_path(bsr_faildb *db, const dcn_path *p);
 const dcn_failures *bsr_faildb_view(bsr_faildb *db);
 /* The path crosses no link of the database. */
 bool bsr_faildb_path_ok(bsr_faildb *db, const dcn_path *p);
+/* The path crosses a link of one of our own ports that is down. */
+bool bsr_faildb_path_crosses_local(const bsr_faildb *db, const dcn_path *p);
 /* The path crosses the link a-b (in either direction). */
 bool bsr_path_crosses(const dcn_path *p, uint32_t a, uint32_t b);
 

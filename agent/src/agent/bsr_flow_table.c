@@ -21,9 +21,10 @@ int bsr_flow_table_init(bsr_flow_table *ft, uint32_t capacity)
     ft->nbuckets_mask = nb - 1;
     for (uint32_t i = 0; i < nb; i++)
         ft->bucket[i] = BSR_NIL;
-    for (uint32_t i = 0; i < capacity; i++)
-        ft->flows[i].hnext = i + 1 < capacity ? i + 1 : BSR_NIL;
-    ft->free_head = 0;
+    /* Flows are handed out in order first, so the (large) pool is not
+     * touched before it is needed. */
+    ft->free_head = BSR_NIL;
+    ft->never_used = 0;
     ft->lru_head = ft->lru_tail = BSR_NIL;
     return 0;
 }
@@ -90,11 +91,16 @@ static void lru_push_head(bsr_flow_table *ft, bsr_flow *f)
 
 bsr_flow *bsr_flow_insert(bsr_flow_table *ft, const bsr_flow_key *k)
 {
-    if (ft->free_head == BSR_NIL)
+    uint32_t i;
+    if (ft->free_head != BSR_NIL) {
+        i = ft->free_head;
+        ft->free_head = ft->flows[i].hnext;
+    } else if (ft->never_used < ft->capacity) {
+        i = ft->never_used++;
+    } else {
         return NULL;
-    uint32_t i = ft->free_head;
+    }
     bsr_flow *f = &ft->flows[i];
-    ft->free_head = f->hnext;
     memset(f, 0, sizeof *f);
     f->key = *k;
     f->used = true;

@@ -53,7 +53,8 @@ typedef struct bsr_flow_table {
     uint32_t capacity, count;
     uint32_t *bucket; /* nbuckets heads, BSR_NIL when empty */
     uint32_t nbuckets_mask;
-    uint32_t free_head; /* free flows chained by hnext */
+    uint32_t free_head;   /* flows freed after use, chained by hnext */
+    uint32_t never_used;  /* flows[never_used..capacity) were never handed out */
     uint32_t lru_head, lru_tail;
 } bsr_flow_table;
 

@@ -170,7 +170,10 @@ static void add_recovery_paths(bsr *b, bsr_flow *f)
     if (family_set(b, f->dst, NULL, set) <= 0)
         return;
     for (uint32_t j = 0; j < set->count && f->n_paths < BSR_MAX_PATHS; j++) {
-        if (bsr_faildb_path_ok(&b->db, &set->path[j]) || find_in_set(f, &set->path[j]) >= 0)
+        /* A path over one of our own ports that is down cannot be probed;
+         * that link comes back with the port, not with a probe. */
+        if (bsr_faildb_path_ok(&b->db, &set->path[j]) || bsr_faildb_path_crosses_local(&b->db, &set->path[j]) ||
+            find_in_set(f, &set->path[j]) >= 0)
             continue;
         bsr_path_slot *s = &f->paths[f->n_paths++];
         s->path = set->path[j];
@@ -230,6 +233,8 @@ static uint64_t jitter(bsr *b) { return dcn_rng_below(&b->rng, b->cfg.jitter_ms 
 /* SelectBestPath over the answered paths. */
 static void select_best(bsr *b, bsr_flow *f)
 {
+    /* The current path may have entered the set as a BFS alternate. */
+    f->cur_index = find_in_set(f, &f->cur);
     int32_t best = -1;
     uint64_t best_avail = 0;
     uint64_t cur_eff = 0;
