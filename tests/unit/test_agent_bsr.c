@@ -806,6 +806,15 @@ START_TEST(bad_input_is_rejected)
     c = x->cfg;
     c.probe_timeout_ms = 0;
     ck_assert_ptr_null(bsr_create(&x->t, 0, &c, &io, 1));
+    c = x->cfg;
+    c.jitter_ms = UINT32_MAX;
+    ck_assert_ptr_null(bsr_create(&x->t, 0, &c, &io, 1));
+    c = x->cfg;
+    c.unreachable_retry_ms = 0; /* a config filled by hand without the added fields */
+    c.switch_margin_pct = 0;
+    bsr *ok = bsr_create(&x->t, 0, &c, &io, 1);
+    ck_assert_ptr_nonnull(ok);
+    bsr_destroy(ok);
     fx_create(x, 1);
     bsr_flow_key k = key_of(x, 0, 1);
     ck_assert_ptr_null(bsr_route(x->b, &k, x->self));     /* to ourselves */

@@ -22,6 +22,7 @@ void bsr_config_default(bsr_config *c)
 }
 
 #define BSR_MAX_FLOWS_LIMIT (1u << 16)
+#define BSR_MAX_JITTER_MS 3600000u
 
 uint64_t bsr_now(bsr *b)
 {
@@ -34,7 +35,8 @@ bsr *bsr_create(const dcn_topo *t, uint32_t self, const bsr_config *cfg, const b
     if (!t || !t->family || !cfg || !io || !io->now_ms || !io->send_probe || self >= t->n_servers)
         return NULL;
     if (!cfg->reselect_ms || !cfg->probe_timeout_ms || !cfg->faildb_timeout_ms || !cfg->flow_idle_ms ||
-        !cfg->max_flows || cfg->max_flows > BSR_MAX_FLOWS_LIMIT || cfg->switch_margin_pct > 1000)
+        !cfg->max_flows || cfg->max_flows > BSR_MAX_FLOWS_LIMIT || cfg->switch_margin_pct > 1000 ||
+        cfg->jitter_ms > BSR_MAX_JITTER_MS)
         return NULL;
     bsr *b = calloc(1, sizeof *b);
     if (!b)
@@ -203,8 +205,9 @@ void bsr_tick(bsr *b)
         return;
     uint64_t now = bsr_now(b);
     b->c.faildb_expired += bsr_faildb_expire(&b->db, now);
-    for (bsr_flow *f = bsr_flow_lru_tail(&b->ft); f && now - f->last_used_ms >= b->cfg.flow_idle_ms;
-         f = bsr_flow_lru_tail(&b->ft)) {
+    for (bsr_flow *f = bsr_flow_lru_tail(&b->ft); f; f = bsr_flow_lru_tail(&b->ft)) {
+        if (now < f->last_used_ms || now - f->last_used_ms < b->cfg.flow_idle_ms)
+            break; /* the least recently used flow is recent enough: all are */
         forget_flow(b, f);
         b->c.flows_expired++;
     }
@@ -238,8 +241,8 @@ size_t bsr_flows(const bsr *b, bsr_flow_info *out, size_t max)
         o->own_rate_mbps = f->own_rate_mbps;
         o->probes_sent = f->probes_sent;
         o->path_switches = f->switches;
-        o->age_ms = b->now_ms - f->created_ms;
-        o->idle_ms = b->now_ms - f->last_used_ms;
+        o->age_ms = b->now_ms > f->created_ms ? b->now_ms - f->created_ms : 0;
+        o->idle_ms = b->now_ms > f->last_used_ms ? b->now_ms - f->last_used_ms : 0;
     }
     return n;
 }

@@ -342,7 +342,7 @@ void bsr_round_check(bsr *b, bsr_flow *f, uint64_t now)
         return;
     for (uint32_t i = 0; i < f->n_paths; i++) {
         bsr_path_slot *s = &f->paths[i];
-        if (s->state == BSR_PATH_PENDING && now - s->sent_ms >= b->cfg.probe_timeout_ms) {
+        if (s->state == BSR_PATH_PENDING && now >= s->sent_ms && now - s->sent_ms >= b->cfg.probe_timeout_ms) {
             b->c.probe_timeouts++;
             fail_slot(b, f, i, now, true);
         }
