@@ -9,6 +9,7 @@
 
 #include "agent/bsr.h"
 #include "testutil.h"
+#include "topo/bfs.h"
 #include "topo/failures.h"
 
 #define FK_MAX_PROBES 2048
@@ -883,13 +884,16 @@ static int jumps_paths(const dcn_topo *t, uint32_t src, uint32_t dst, const dcn_
 }
 
 static const dcn_algo jumps_algos[] = {{"jumps", "one path per jump", jumps_paths}};
-static const dcn_family jumps_family = {.name = "jumps", .node_name = jumps_name, .algos = jumps_algos, .n_algos = 1};
+/* BSR applies the random-jump rule to the family named mdcube only. */
+static const dcn_family jumps_as_mdcube = {
+    .name = "mdcube", .node_name = jumps_name, .algos = jumps_algos, .n_algos = 1};
+static const dcn_family jumps_plain = {.name = "jumps", .node_name = jumps_name, .algos = jumps_algos, .n_algos = 1};
 
-static void build_jumps(dcn_topo *t)
+static void build_jumps(dcn_topo *t, const dcn_family *fam)
 {
     char err[256];
     memset(t, 0, sizeof *t);
-    t->family = &jumps_family;
+    t->family = fam;
     uint16_t server_ports[] = {1, 1};
     uint16_t switch_ports[] = {4, 4, 2, 2, 2};
     ck_assert_int_eq(dcn_topo_alloc(t, 2, 5, server_ports, switch_ports, err, sizeof err), 0);
@@ -906,7 +910,7 @@ START_TEST(fibre_failure_moves_to_random_other_jump)
     int chosen[3] = {0, 0, 0};
     for (uint64_t seed = 1; seed <= 40; seed++) {
         fx *x = calloc(1, sizeof *x);
-        build_jumps(&x->t);
+        build_jumps(&x->t, &jumps_as_mdcube);
         x->self = J_SRC;
         bsr_config_default(&x->cfg);
         x->now = 1000;
@@ -933,23 +937,96 @@ START_TEST(fibre_failure_moves_to_random_other_jump)
 }
 END_TEST
 
-START_TEST(server_link_failure_takes_best_cached_jump)
+START_TEST(switch_link_failure_elsewhere_takes_best_cached_path)
 {
-    /* The same stand-in, but the broken link is not a fibre: best cached wins. */
-    fx *x = calloc(1, sizeof *x);
-    build_jumps(&x->t);
-    x->self = J_SRC;
-    bsr_config_default(&x->cfg);
-    fx_create(x, 1);
-    bsr_flow_key k = key_of(x, J_DST, 1);
-    bsr_route(x->b, &k, J_DST);
-    answer(x, 0, 500);
-    answer(x, 1, 100);
-    answer(x, 2, 400);
-    /* dst's only link: nothing else to take; the flow has no path. */
-    bsr_on_path_failure(x->b, J_DST, J_SWD);
-    ck_assert_ptr_null(bsr_route(x->b, &k, J_DST));
-    fx_free(x);
+    /* The same graph in a family that is not MDCube: best cached wins. */
+    for (uint64_t seed = 1; seed <= 10; seed++) {
+        fx *x = calloc(1, sizeof *x);
+        build_jumps(&x->t, &jumps_plain);
+        x->self = J_SRC;
+        bsr_config_default(&x->cfg);
+        fx_create(x, seed);
+        bsr_flow_key k = key_of(x, J_DST, 1);
+        bsr_route(x->b, &k, J_DST);
+        answer(x, 0, 500);
+        answer(x, 1, 100);
+        answer(x, 2, 400);
+        bsr_on_path_failure(x->b, J_SWA, J_X1);
+        ck_assert_uint_eq(bsr_route(x->b, &k, J_DST)->node[2], J_X1 + 2);
+        /* dst's only link: nothing else to take; the flow has no path. */
+        bsr_on_path_failure(x->b, J_DST, J_SWD);
+        ck_assert_ptr_null(bsr_route(x->b, &k, J_DST));
+        fx_free(x);
+    }
+}
+END_TEST
+
+/* ---- every family ---- */
+
+START_TEST(every_family_routes_probes_and_fails_over)
+{
+    int nf;
+    const dcn_family *const *fams = dcn_families(&nf);
+    dcn_pathset *set = calloc(1, sizeof *set);
+    for (int fi = 0; fi < nf; fi++) {
+        fx *x = calloc(1, sizeof *x);
+        char err[256];
+        ck_assert_msg(dcn_topo_build(&x->t, fams[fi]->name, 0, NULL, err, sizeof err) == 0, "%s: %s",
+                      fams[fi]->name, err);
+        bsr_config_default(&x->cfg);
+        x->self = 0;
+        x->now = 1000;
+        fx_create(x, 5);
+        dcn_rng r;
+        dcn_rng_seed(&r, 9);
+        uint32_t ns = x->t.n_servers;
+        uint32_t dsts[] = {1, ns / 2, ns - 1};
+        for (int d = 0; d < 3; d++) {
+            uint32_t dst = dsts[d];
+            if (dst == 0 || dst >= ns)
+                continue;
+            int n = tu_paths(&x->t, NULL, 0, dst, NULL, 1, set);
+            ck_assert_int_ge(n, 1);
+            /* A fresh BSR for each pair: nothing failed yet. */
+            bsr_destroy(x->b);
+            fx_create(x, 5);
+            x->n_probes = 0;
+            bsr_flow_key k = key_of(x, dst, (uint16_t)d);
+            uint32_t from = x->n_probes;
+            const dcn_path *p = bsr_route(x->b, &k, dst);
+            ck_assert_msg(p != NULL, "%s: no path 0 -> %u", fams[fi]->name, dst);
+            ck_assert_msg(dcn_path_valid(p, &x->t, NULL, NULL) && p->node[p->len - 1] == dst, "%s: %s",
+                          fams[fi]->name, tu_path_str(&x->t, p));
+            ck_assert_msg(x->n_probes - from == (uint32_t)(n < BSR_MAX_PATHS ? n : BSR_MAX_PATHS),
+                          "%s 0->%u: %u probes for %d paths", fams[fi]->name, dst, x->n_probes - from, n);
+            for (uint32_t i = from; i < x->n_probes; i++)
+                answer(x, (int)i, 100 + dcn_rng_below(&r, 900));
+            dcn_path cur = *bsr_route(x->b, &k, dst);
+            ck_assert_int_ge(probe_on(x, from, &k, &cur), 0);
+            /* Fail the middle link of the current path. */
+            uint32_t m = (cur.len - 1) / 2;
+            uint32_t a = cur.node[m], b = cur.node[m + 1];
+            bsr_on_path_failure(x->b, a, b);
+            dcn_failures f;
+            ck_assert_int_eq(dcn_failures_init(&f, &x->t), 0);
+            dcn_fail_link(&f, &x->t, a, b);
+            dcn_path any;
+            bool exists = dcn_bfs_path(&x->t, 0, dst, &f, NULL, &any) == 0;
+            p = bsr_route(x->b, &k, dst);
+            if (exists) {
+                ck_assert_msg(p != NULL, "%s: no path 0 -> %u after failing a link", fams[fi]->name, dst);
+                ck_assert_msg(dcn_path_valid(p, &x->t, &f, NULL), "%s: %s", fams[fi]->name, tu_path_str(&x->t, p));
+            } else {
+                ck_assert_ptr_null(p);
+            }
+            dcn_failures_free(&f);
+            advance(x, 2 * x->cfg.probe_timeout_ms); /* unanswered probes time out */
+            if (exists)
+                ck_assert_ptr_nonnull(bsr_route(x->b, &k, dst));
+        }
+        fx_free(x);
+    }
+    free(set);
 }
 END_TEST
 
@@ -1012,7 +1089,8 @@ static Suite *bsr_suite(void)
     tcase_add_test(tc, idle_flows_expire);
     tcase_add_test(tc, bad_input_is_rejected);
     tcase_add_test(tc, fibre_failure_moves_to_random_other_jump);
-    tcase_add_test(tc, server_link_failure_takes_best_cached_jump);
+    tcase_add_test(tc, switch_link_failure_elsewhere_takes_best_cached_path);
+    tcase_add_test(tc, every_family_routes_probes_and_fails_over);
     tcase_add_test(tc, mdcube_fibre_failure_changes_jump);
     suite_add_tcase(s, tc);
     return s;

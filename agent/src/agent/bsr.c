@@ -48,6 +48,7 @@ bsr *bsr_create(const dcn_topo *t, uint32_t self, const bsr_config *cfg, const b
         b->cfg.unreachable_retry_ms = 1000; /* a config filled by hand without the added field */
     b->io = *io;
     b->algo = dcn_family_algo(t->family, NULL);
+    b->mdcube = t->family->name && strcmp(t->family->name, "mdcube") == 0;
     dcn_rng_seed(&b->algo_rng, seed);
     dcn_rng_seed(&b->rng, seed ^ 0x5DEECE66Dull);
     b->nports = dcn_nports(t, self);

@@ -20,6 +20,7 @@ struct bsr {
     bsr_config cfg;
     bsr_io io;
     const dcn_algo *algo; /* the family's parallel path set (algos[0]) */
+    bool mdcube;          /* switch-to-switch links are inter-container fibres */
     dcn_rng algo_rng;     /* handed to the family's algorithm */
     dcn_rng rng;          /* jitter and random jumps */
     bsr_faildb db;

@@ -384,9 +384,9 @@ void bsr_flow_link_failed(bsr *b, bsr_flow *f, uint32_t a, uint32_t bnode, uint6
         return;
     }
     /* The flow's path broke: move at once to the cached path with the
-     * best last measurement (a fibre between two switches, MDCube's
-     * inter-container link: to a random other jump), then probe afresh. */
-    bool fibre = dcn_kind(b->t, a) == DCN_SWITCH && dcn_kind(b->t, bnode) == DCN_SWITCH;
+     * best last measurement (MDCube, a fibre between two containers'
+     * switches: to a random other jump), then probe afresh. */
+    bool fibre = b->mdcube && dcn_kind(b->t, a) == DCN_SWITCH && dcn_kind(b->t, bnode) == DCN_SWITCH;
     int32_t pick = -1;
     if (fibre)
         pick = pick_slot(b, f, BSR_PICK_RANDOM, f->cur_index);
