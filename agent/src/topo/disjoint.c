@@ -1,5 +1,6 @@
 #include "disjoint.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,75 +30,112 @@ typedef struct flow_state {
     bool shared_switches; /* switches and all cables have unlimited capacity */
     uint16_t *node_flow;  /* per node: units through it */
     uint16_t *arc_flow;   /* per port of the graph: units on the arc leaving it */
-    int32_t *dist;       /* per state */
-    uint32_t *from;      /* per state: previous state */
-    uint32_t *via;       /* per state: arc (global port index of its tail) or VIA_INTERNAL */
-    uint32_t *queue;     /* circular, n_states entries */
-    uint8_t *queued;     /* per state */
+    int32_t *pot;         /* per state: Johnson potential, keeps reduced costs >= 0 */
+    int32_t *dist;        /* per state: reduced distance of this round */
+    uint32_t *from;       /* per state: previous state */
+    uint32_t *via;        /* per state: arc (global port index of its tail) or VIA_INTERNAL */
+    uint8_t *done;        /* per state: settled this round */
+    uint64_t *heap;       /* (dist << 32 | state), lazy deletion */
+    uint32_t heap_len, heap_cap;
 } flow_state;
 
-static void relax(flow_state *fs, uint32_t s, uint32_t next, int32_t cost, uint32_t via, uint32_t *tail,
-                  uint32_t *size)
+static void heap_push(flow_state *fs, uint64_t key)
 {
-    if (next == IN(fs->src) || next == OUT(fs->dst))
+    uint32_t i = fs->heap_len++;
+    while (i > 0 && fs->heap[(i - 1) / 2] > key) {
+        fs->heap[i] = fs->heap[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    fs->heap[i] = key;
+}
+
+static uint64_t heap_pop(flow_state *fs)
+{
+    uint64_t top = fs->heap[0], last = fs->heap[--fs->heap_len];
+    uint32_t i = 0, n = fs->heap_len;
+    for (;;) {
+        uint32_t c = 2 * i + 1;
+        if (c >= n)
+            break;
+        if (c + 1 < n && fs->heap[c + 1] < fs->heap[c])
+            c++;
+        if (fs->heap[c] >= last)
+            break;
+        fs->heap[i] = fs->heap[c];
+        i = c;
+    }
+    if (n)
+        fs->heap[i] = last;
+    return top;
+}
+
+static void relax(flow_state *fs, uint32_t s, uint32_t next, int32_t cost, uint32_t via)
+{
+    if (next == IN(fs->src) || next == OUT(fs->dst) || fs->done[next])
         return;
-    int32_t d = fs->dist[s] + cost;
-    if (d >= fs->dist[next])
+    int32_t reduced = cost + fs->pot[s] - fs->pot[next];
+    assert(reduced >= 0); /* the potentials' invariant */
+    int32_t d = fs->dist[s] + reduced;
+    if (d >= fs->dist[next] || fs->heap_len >= fs->heap_cap)
         return;
     fs->dist[next] = d;
     fs->from[next] = s;
     fs->via[next] = via;
-    if (!fs->queued[next]) {
-        fs->queued[next] = 1;
-        fs->queue[*tail] = next;
-        *tail = (*tail + 1) % fs->n_states;
-        (*size)++;
-    }
+    heap_push(fs, ((uint64_t)(uint32_t)d << 32) | next);
 }
 
-/* One cheapest augmenting path from OUT(src) to IN(dst); false if none. */
+/* One cheapest augmenting path from OUT(src) to IN(dst) (Dijkstra on
+ * reduced costs, stopped when IN(dst) settles); false if none. Potentials
+ * then grow by min(dist, dist(dst)), which keeps every residual reduced cost
+ * non-negative for the next round. */
 static bool find_augmenting(flow_state *fs)
 {
     const dcn_topo *t = fs->t;
     for (uint32_t s = 0; s < fs->n_states; s++) {
         fs->dist[s] = INT32_MAX;
-        fs->queued[s] = 0;
+        fs->done[s] = 0;
     }
-    uint32_t head = 0, tail = 0, size = 0;
+    fs->heap_len = 0;
     fs->dist[OUT(fs->src)] = 0;
-    fs->queue[tail++] = OUT(fs->src);
-    fs->queued[OUT(fs->src)] = 1;
-    size = 1;
-    while (size) {
-        uint32_t s = fs->queue[head];
-        head = (head + 1) % fs->n_states;
-        size--;
-        fs->queued[s] = 0;
+    heap_push(fs, OUT(fs->src));
+    while (fs->heap_len) {
+        uint64_t key = heap_pop(fs);
+        uint32_t s = (uint32_t)key;
+        if (fs->done[s] || (int32_t)(key >> 32) != fs->dist[s])
+            continue;
+        fs->done[s] = 1;
+        if (s == IN(fs->dst))
+            break;
         uint32_t v = NODE(s);
         uint16_t np = dcn_nports(t, v);
         if (IS_OUT(s)) {
             if (fs->node_flow[v])
-                relax(fs, s, IN(v), 0, VIA_INTERNAL, &tail, &size);
+                relax(fs, s, IN(v), 0, VIA_INTERNAL);
             for (uint16_t p = 0; p < np; p++) {
                 uint32_t a = t->port_base[v] + p;
                 if ((fs->arc_flow[a] && !fs->shared_switches) || !dcn_hop_ok(fs->f, t, v, p))
                     continue;
-                relax(fs, s, IN(dcn_peer(t, v, p).node), 1, a, &tail, &size);
+                relax(fs, s, IN(dcn_peer(t, v, p).node), 1, a);
             }
         } else {
             if ((!fs->node_flow[v] || (fs->shared_switches && dcn_kind(t, v) == DCN_SWITCH)) && v != fs->dst)
-                relax(fs, s, OUT(v), 0, VIA_INTERNAL, &tail, &size);
+                relax(fs, s, OUT(v), 0, VIA_INTERNAL);
             for (uint16_t p = 0; p < np; p++) {
                 dcn_end e = dcn_peer(t, v, p);
                 if (e.node == DCN_NONE)
                     continue;
                 uint32_t a = t->port_base[e.node] + e.port; /* the arc OUT(x) -> IN(v) */
                 if (fs->arc_flow[a])
-                    relax(fs, s, OUT(e.node), -1, a, &tail, &size);
+                    relax(fs, s, OUT(e.node), -1, a);
             }
         }
     }
-    return fs->dist[IN(fs->dst)] != INT32_MAX;
+    if (!fs->done[IN(fs->dst)])
+        return false;
+    int32_t reach = fs->dist[IN(fs->dst)];
+    for (uint32_t s = 0; s < fs->n_states; s++)
+        fs->pot[s] += fs->dist[s] < reach ? fs->dist[s] : reach;
+    return true;
 }
 
 static void augment(flow_state *fs)
@@ -166,13 +204,15 @@ static int disjoint(const dcn_topo *t, uint32_t src, uint32_t dst, const dcn_fai
     uint32_t n_ports = t->port_base[n];
     fs.node_flow = calloc(n, sizeof *fs.node_flow);
     fs.arc_flow = calloc(n_ports ? n_ports : 1, sizeof *fs.arc_flow);
+    fs.pot = calloc(fs.n_states, sizeof *fs.pot);
     fs.dist = malloc(fs.n_states * sizeof *fs.dist);
     fs.from = malloc(fs.n_states * sizeof *fs.from);
     fs.via = malloc(fs.n_states * sizeof *fs.via);
-    fs.queue = malloc(fs.n_states * sizeof *fs.queue);
-    fs.queued = malloc(fs.n_states);
+    fs.done = malloc(fs.n_states);
+    fs.heap_cap = 2 * fs.n_states + 2 * n_ports + 1; /* one push per relaxation at most */
+    fs.heap = malloc((size_t)fs.heap_cap * sizeof *fs.heap);
     int rc = -1;
-    if (!fs.node_flow || !fs.arc_flow || !fs.dist || !fs.from || !fs.via || !fs.queue || !fs.queued)
+    if (!fs.node_flow || !fs.arc_flow || !fs.pot || !fs.dist || !fs.from || !fs.via || !fs.done || !fs.heap)
         goto done;
     uint32_t units = 0;
     while (units < max_paths && find_augmenting(&fs)) {
@@ -196,11 +236,12 @@ static int disjoint(const dcn_topo *t, uint32_t src, uint32_t dst, const dcn_fai
 done:
     free(fs.node_flow);
     free(fs.arc_flow);
+    free(fs.pot);
     free(fs.dist);
     free(fs.from);
     free(fs.via);
-    free(fs.queue);
-    free(fs.queued);
+    free(fs.done);
+    free(fs.heap);
     return rc;
 }
 
@@ -219,13 +260,21 @@ int dcn_server_disjoint_paths(const dcn_topo *t, uint32_t src, uint32_t dst, con
 int dcn_disjoint_paths_led(const dcn_topo *t, uint32_t src, uint32_t dst, const dcn_failures *f, uint32_t max_paths,
                            bool server_disjoint, const dcn_path *lead, dcn_pathset *out)
 {
-    int base = disjoint(t, src, dst, f, max_paths, server_disjoint, out);
-    if (base <= 0 || !lead || lead->len < 2 || lead->node[0] != src || lead->node[lead->len - 1] != dst ||
-        !dcn_path_valid(lead, t, f, NULL))
-        return base;
+    out->count = 0;
+    if (src >= dcn_n_nodes(t) || dst >= dcn_n_nodes(t) || src == dst)
+        return -1;
+    if (!lead || lead->len < 2 || lead->node[0] != src || lead->node[lead->len - 1] != dst ||
+        !dcn_path_valid(lead, t, f, NULL) || max_paths == 0)
+        return disjoint(t, src, dst, f, max_paths, server_disjoint, out);
+    uint32_t cap = max_paths < DCN_PATHSET_MAX ? max_paths : DCN_PATHSET_MAX;
+    if (!server_disjoint && cap > dcn_nports(t, src))
+        cap = dcn_nports(t, src);
+    /* The rest of the set without the lead's inner nodes (and its direct
+     * cable, if it is one hop). If lead + rest reaches the cap it is maximum;
+     * otherwise compare with the unconstrained maximum. */
     dcn_failures without;
     if (dcn_failures_init(&without, t) < 0)
-        return base;
+        return -1;
     if (f) {
         memcpy(without.node_down, f->node_down, dcn_n_nodes(t));
         memcpy(without.port_down, f->port_down, t->port_base[dcn_n_nodes(t)]);
@@ -233,17 +282,25 @@ int dcn_disjoint_paths_led(const dcn_topo *t, uint32_t src, uint32_t dst, const 
     for (uint32_t i = 1; i + 1 < lead->len; i++)
         if (!server_disjoint || dcn_kind(t, lead->node[i]) == DCN_SERVER)
             dcn_fail_node(&without, lead->node[i]);
-    /* A direct src-dst cable on the lead must not be reused either. */
     if (lead->len == 2)
         dcn_fail_link(&without, t, src, dst);
     dcn_pathset *rest = malloc(sizeof *rest);
-    if (rest && disjoint(t, src, dst, &without, (uint32_t)base - 1u, server_disjoint, rest) + 1 == base) {
-        out->path[0] = *lead;
-        for (uint32_t i = 0; i < rest->count; i++)
-            out->path[i + 1] = rest->path[i];
-        out->count = rest->count + 1;
-    }
-    free(rest);
+    int got = rest ? disjoint(t, src, dst, &without, cap - 1u, server_disjoint, rest) : -1;
     dcn_failures_free(&without);
-    return (int)out->count;
+    int rc;
+    if (got >= 0 && (uint32_t)got + 1u == cap) {
+        rc = got + 1;
+    } else {
+        rc = disjoint(t, src, dst, f, cap, server_disjoint, out);
+        if (got < 0 || got + 1 != rc) {
+            free(rest);
+            return rc;
+        }
+    }
+    out->path[0] = *lead;
+    for (uint32_t i = 0; i < rest->count; i++)
+        out->path[i + 1] = rest->path[i];
+    out->count = rest->count + 1;
+    free(rest);
+    return rc;
 }

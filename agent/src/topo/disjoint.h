@@ -18,9 +18,9 @@
  * of src's ports.
  *
  * Method: unit-capacity min-cost flow on the node-split graph (every node
- * other than src and dst has capacity 1, every link costs 1), one augmenting
- * path per round found by a queue-based Bellman-Ford. Cost O(max_paths * V * E)
- * in the worst case, far less in practice.
+ * other than src and dst has capacity 1, every link costs 1), successive
+ * shortest augmenting paths by Dijkstra on potential-reduced costs.
+ * Cost O(max_paths * E log E).
  *
  * Returns the number of paths (0 when src or dst failed or none exists), or
  * -1 for a bad request (node out of range, src == dst, out of memory). */
