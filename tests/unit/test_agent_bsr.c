@@ -14,6 +14,7 @@
 
 #define FK_MAX_PROBES 2048
 #define TICK_MS 100
+#define BSR_FAILDB_LIMIT_FOR_TEST 256 /* bsr_faildb.h: BSR_FAILDB_MAX */
 
 typedef struct fake_probe {
     bsr_flow_key key;
@@ -1065,6 +1066,71 @@ START_TEST(mdcube_fibre_failure_changes_jump)
 }
 END_TEST
 
+/* ---- random churn: packets, answers, failures, ports, ticks ---- */
+
+START_TEST(random_churn_keeps_the_state_consistent)
+{
+    fx *x = fx_new("bcube n=4 k=2", "h000");
+    x->cfg.max_flows = 32;
+    x->cfg.flow_idle_ms = 4000;
+    x->cfg.faildb_timeout_ms = 3000;
+    x->cfg.reselect_ms = 1000;
+    x->cfg.jitter_ms = 300;
+    fx_create(x, 77);
+    dcn_rng r;
+    dcn_rng_seed(&r, 1234);
+    uint32_t n_nodes = dcn_n_nodes(&x->t);
+    static bsr_flow_info info[64];
+    for (int step = 0; step < 30000; step++) {
+        uint32_t op = dcn_rng_below(&r, 100);
+        if (op < 60) {
+            uint32_t dst = 1 + dcn_rng_below(&r, x->t.n_servers - 1);
+            bsr_flow_key k = key_of(x, dst, (uint16_t)dcn_rng_below(&r, 100));
+            const dcn_path *p = bsr_route_bytes(x->b, &k, dst, 1500);
+            if (p)
+                ck_assert(dcn_path_valid(p, &x->t, NULL, NULL) && p->node[0] == x->self &&
+                          p->node[p->len - 1] == dst);
+        } else if (op < 80 && x->n_probes) {
+            uint32_t i = dcn_rng_below(&r, x->n_probes);
+            answer(x, (int)i, dcn_rng_below(&r, 1000));
+        } else if (op < 84) {
+            /* a real link, or nonsense */
+            uint32_t a = dcn_rng_below(&r, n_nodes), b;
+            uint16_t np = dcn_nports(&x->t, a);
+            if (np && dcn_rng_below(&r, 4))
+                b = dcn_peer(&x->t, a, (uint16_t)dcn_rng_below(&r, np)).node;
+            else
+                b = dcn_rng_below(&r, n_nodes + 3);
+            bsr_on_path_failure(x->b, a, b);
+        } else if (op < 86) {
+            bsr_on_local_port(x->b, (uint16_t)dcn_rng_below(&r, 4), (int)dcn_rng_below(&r, 2));
+        } else {
+            x->now += dcn_rng_below(&r, 150);
+            bsr_tick(x->b);
+        }
+        if (x->n_probes > FK_MAX_PROBES - 64)
+            x->n_probes = 0; /* old probes are forgotten by the fake network */
+        if (step % 500 == 0) {
+            size_t n = bsr_flows(x->b, info, 64);
+            bsr_counters c = counters(x);
+            ck_assert_uint_eq(n, c.flows);
+            ck_assert_uint_le(n, 32);
+            for (size_t i = 0; i < n; i++) {
+                ck_assert_uint_le(info[i].n_paths, BSR_MAX_PATHS);
+                ck_assert(info[i].path_index >= -1 && info[i].path_index < (int32_t)info[i].n_paths);
+                if (info[i].path.len)
+                    ck_assert(dcn_path_valid(&info[i].path, &x->t, NULL, NULL) &&
+                              info[i].path.node[info[i].path.len - 1] == info[i].dst_server);
+            }
+            ck_assert_uint_le(c.faildb_entries, BSR_FAILDB_LIMIT_FOR_TEST);
+        }
+    }
+    ck_assert_uint_gt(counters(x).path_switches, 0);
+    ck_assert_uint_gt(counters(x).flows_evicted + counters(x).flows_expired, 0);
+    fx_free(x);
+}
+END_TEST
+
 static Suite *bsr_suite(void)
 {
     Suite *s = suite_create("agent_bsr");
@@ -1091,6 +1157,7 @@ static Suite *bsr_suite(void)
     tcase_add_test(tc, fibre_failure_moves_to_random_other_jump);
     tcase_add_test(tc, switch_link_failure_elsewhere_takes_best_cached_path);
     tcase_add_test(tc, every_family_routes_probes_and_fails_over);
+    tcase_add_test(tc, random_churn_keeps_the_state_consistent);
     tcase_add_test(tc, mdcube_fibre_failure_changes_jump);
     suite_add_tcase(s, tc);
     return s;
