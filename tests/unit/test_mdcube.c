@@ -14,6 +14,7 @@
 #include "topo/families/mdcube_route.h"
 #include "topo/families/mdcube_segment.h"
 #include "topo/json.h"
+#include "topo/rng.h"
 
 /* ck_assert records every passing check (a write per call), which is too
  * slow in all-pairs loops: these check quietly and abort on failure. */
@@ -374,6 +375,73 @@ START_TEST(bfs_distances_within_theorem1)
 }
 END_TEST
 
+/* Random failures: whatever the algorithms return is valid under them; with
+ * only servers and server cables down (every switch and fiber up) the
+ * containers repair MDCubeRouting's segments almost always. */
+START_TEST(random_failures_give_valid_paths)
+{
+    static const char *const specs[] = {"mdcube n=3 k=1 m=4", "mdcube n=3 k=1 m=3x3", "mdcube n=2 k=2 m=2x2x3"};
+    for (size_t x = 0; x < sizeof specs / sizeof specs[0]; x++) {
+        dcn_topo t;
+        tu_build(&t, specs[x]);
+        shape s = shape_of(&t);
+        dcn_pathset *set = calloc(1, sizeof *set);
+        dcn_failures f;
+        ck_assert_int_eq(dcn_failures_init(&f, &t), 0);
+        dcn_rng rng;
+        dcn_rng_seed(&rng, 42 + x);
+        uint32_t found = 0, asked = 0, inner_routes = 0, inner_asked = 0;
+        for (int round = 0; round < 40; round++) {
+            dcn_failures_clear(&f, &t);
+            int inner_only = round % 2;
+            for (uint32_t v = 0; v < dcn_n_nodes(&t); v++) {
+                if (dcn_rng_below(&rng, 100) >= 4)
+                    continue;
+                if (inner_only && v >= t.n_servers)
+                    continue;
+                dcn_fail_node(&f, v);
+            }
+            for (uint32_t v = 0; v < t.n_servers; v++)
+                if (dcn_rng_below(&rng, 100) < 4)
+                    dcn_fail_port(&f, &t, v, (uint16_t)dcn_rng_below(&rng, s.k + 1));
+            for (int pair = 0; pair < 60; pair++) {
+                uint32_t a = dcn_rng_below(&rng, t.n_servers), b = dcn_rng_below(&rng, t.n_servers);
+                if (a == b || f.node_down[a] || f.node_down[b])
+                    continue;
+                static const char *const algos[] = {NULL, "route", "detour", "parallel"};
+                for (int al = 0; al < 4; al++) {
+                    int n = tu_paths(&t, algos[al], a, b, &f, (uint64_t)pair + 1, set);
+                    if (al == 3 && s.k + 1 > s.n && a / s.t != b / s.t) {
+                        REQUIRE(n == -1, "parallel needs k+1 <= n");
+                        continue;
+                    }
+                    REQUIRE(n >= 0, "%s: request %s -> #%u refused", algos[al] ? algos[al] : "pathset", name_of(&t, a), b);
+                    for (uint32_t i = 0; i < set->count; i++) {
+                        const char *why = NULL;
+                        REQUIRE(dcn_path_valid(&set->path[i], &t, &f, &why), "%s: invalid (%s): %s",
+                                algos[al] ? algos[al] : "pathset", why, tu_path_str(&t, &set->path[i]));
+                        REQUIRE(set->path[i].node[0] == a && set->path[i].node[set->path[i].len - 1] == b,
+                                "wrong ends");
+                    }
+                    asked++;
+                    found += n > 0;
+                    if (al == 1 && inner_only) {
+                        inner_asked++;
+                        inner_routes += n == 1; /* containers repair; fibers are all up */
+                    }
+                }
+            }
+        }
+        ck_assert_uint_gt(found, asked / 2);
+        ck_assert_msg(inner_routes * 10 >= inner_asked * 9, "%s: route found %u of %u with only servers down",
+                      specs[x], inner_routes, inner_asked);
+        dcn_failures_free(&f);
+        free(set);
+        dcn_topo_free(&t);
+    }
+}
+END_TEST
+
 /* ---- counts, wiring rule, incomplete MDCube ---- */
 
 static void check_wiring(const dcn_topo *t)
@@ -624,6 +692,7 @@ int main(void)
     tcase_add_test(tc, testbed_paper_paths);
     tcase_add_loop_test(tc, all_pairs_all_algorithms, 0, (int)(sizeof small / sizeof small[0]));
     tcase_add_loop_test(tc, bfs_distances_within_theorem1, 0, (int)(sizeof small / sizeof small[0]));
+    tcase_add_test(tc, random_failures_give_valid_paths);
     tcase_add_test(tc, counts_and_wiring_rule);
     tcase_add_test(tc, incomplete_mdcube);
     tcase_add_test(tc, bad_parameters);

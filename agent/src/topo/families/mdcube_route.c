@@ -50,9 +50,10 @@ int md_build_path(const dcn_topo *t, uint32_t src, uint32_t dst, int jump_dim, u
         cur = next;
     }
     for (uint32_t x = 0; x < norder; x++) {
-        uint32_t d = order[x], want = md_coord(g, dst_c, d);
+        uint32_t d = order[x];
         if (d >= g->dims)
             return -1;
+        uint32_t want = md_coord(g, dst_c, d);
         if (md_coord(g, cur, d) == want)
             continue;
         uint32_t next = md_set_coord(g, cur, d, want);
