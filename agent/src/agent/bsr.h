@@ -34,7 +34,10 @@ typedef struct bsr_flow_key {
 typedef struct bsr_io {
     void *ctx;
     uint64_t (*now_ms)(void *ctx);
-    /* Send a probe for this flow along path (full node sequence, self first). */
+    /* Send a probe for this flow along path (full node sequence, self first).
+       Called from inside bsr_route, bsr_tick and the event functions; it must
+       not call back into the module. A return < 0 is counted; the probe then
+       times out like a lost one. */
     int (*send_probe)(void *ctx, const bsr_flow_key *flow, uint32_t probe_seq, const dcn_path *path);
     /* Available bandwidth (Mb/s) of a local port: configured capacity minus the measured rate
        in that direction (out = 1: transmit, 0: receive). Optional (may be NULL); BSR itself
