@@ -202,15 +202,16 @@ static void render_flows(engine *e, bool json, FILE *out)
                 dcn_json_int(&j, "avail_mbps", fl[i].avail_mbps);
             else
                 dcn_json_null(&j, "avail_mbps");
+            dcn_json_int(&j, "rate_mbps", fl[i].rate_mbps);
             dcn_json_int(&j, "probes", fl[i].probes);
             dcn_json_int(&j, "switches", fl[i].switches);
             dcn_json_num(&j, "age_s", (double)fl[i].age_ms / 1000.0);
             dcn_json_obj_end(&j);
         } else {
             path_names(e, &fl[i].path, path, sizeof path);
-            fprintf(out, "%s:%u -> %s:%u proto %u  path[%d] %s  avail %u Mb/s  probes %u  switches %u  age %.1f s\n",
+            fprintf(out, "%s:%u -> %s:%u proto %u  path[%d] %s  avail %u Mb/s  rate %u Mb/s  probes %u  switches %u  age %.1f s\n",
                     s, fl[i].key.src_port, d, fl[i].key.dst_port, fl[i].key.proto, fl[i].path_index, path,
-                    fl[i].avail_mbps, fl[i].probes, fl[i].switches, (double)fl[i].age_ms / 1000.0);
+                    fl[i].avail_mbps, fl[i].rate_mbps, fl[i].probes, fl[i].switches, (double)fl[i].age_ms / 1000.0);
         }
     }
     if (json) {

@@ -32,6 +32,7 @@ typedef struct ps_flow_info {
     int path_index;
     int avail_known;
     uint32_t avail_mbps;
+    uint32_t rate_mbps; /* the flow's own sending rate, when known */
     uint32_t probes, switches;
     uint64_t age_ms;
 } ps_flow_info;

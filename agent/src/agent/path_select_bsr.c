@@ -98,6 +98,7 @@ int ps_flows(path_select *ps, ps_flow_info *out, int max)
         o->path_index = fi[i].path_index;
         o->avail_known = fi[i].cur_avail_mbps != BSR_AVAIL_UNKNOWN;
         o->avail_mbps = o->avail_known ? fi[i].cur_avail_mbps : 0;
+        o->rate_mbps = fi[i].own_rate_mbps;
         o->probes = fi[i].probes_sent;
         o->switches = fi[i].path_switches;
         o->age_ms = fi[i].age_ms;

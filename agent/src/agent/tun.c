@@ -106,6 +106,17 @@ int tun_open(const char *name, uint32_t ip, unsigned mtu, char *err, size_t errl
         close(fd);
         return -1;
     }
+    /* IPv4 only: keep the kernel from sending IPv6 (router solicitations,
+     * MLD) into the data plane; best effort */
+    char sysctl[96];
+    snprintf(sysctl, sizeof sysctl, "/proc/sys/net/ipv6/conf/%s/disable_ipv6", name);
+    int sfd = open(sysctl, O_WRONLY | O_CLOEXEC);
+    if (sfd >= 0) {
+        if (write(sfd, "1", 1) < 0) {
+            /* ignored: the engine drops and counts non-IPv4 packets anyway */
+        }
+        close(sfd);
+    }
     int rc = configure(sk, name, ip, mtu, err, errlen);
     nl_socket_free(sk);
     if (rc < 0) {

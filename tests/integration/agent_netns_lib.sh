@@ -1,0 +1,119 @@
+# Shared by the agent's namespace tests and the forwarding benchmark:
+# builds a topology of the library in network namespaces (one per server,
+# one "dcnt-sw" holding a Linux bridge per switch), starts one dcn-agent per
+# server and removes everything on exit. Every name starts with the prefix
+# "dcnt"; processes are killed by PID. Source it, then call dcnt_setup.
+#
+# Caller sets: BUILD (build dir), DCNT_TOPO ("bcube n=2 k=1"), optional
+# DCNT_AGENT_ARGS (extra dcn-agent options), DCNT_MTU (link MTU, 1500).
+
+DCNT_PREFIX=dcnt
+DCNT_WORK=""
+DCNT_PIDS=()
+declare -A DCNT_AGENT_PID
+DCNT_NETNS=()
+
+dcnt_log() { echo "[$(date +%H:%M:%S.%3N)] $*"; }
+
+dcnt_cleanup() {
+  local rc=$?
+  for p in "${DCNT_PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+  for p in "${DCNT_PIDS[@]}"; do
+    for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.05; done
+    kill -9 "$p" 2>/dev/null || true
+  done
+  for ns in "${DCNT_NETNS[@]}"; do ip netns del "$ns" 2>/dev/null || true; done
+  if [ -n "$DCNT_WORK" ] && [ -z "${DCNT_KEEP:-}" ]; then rm -rf "$DCNT_WORK"; fi
+  return $rc
+}
+
+dcnt_ns() { echo "${DCNT_PREFIX}-$1"; }
+
+# Runs a command in a server's namespace.
+dcnt_in() { local s=$1; shift; ip netns exec "$(dcnt_ns "$s")" "$@"; }
+
+dcnt_ctl() { local s=$1; shift; "$BUILD/agent/src/agent/dcn-ctl" -s "$DCNT_WORK/$s.sock" "$@"; }
+
+dcnt_ip() { # server name -> IPv4 (10.0.0.0 + id + 1)
+  local id; id=$(/usr/bin/python3 -c 'import json,sys
+d=json.load(open(sys.argv[1]))
+print([s["id"] for s in d["servers"] if s["name"]==sys.argv[2]][0])' "$DCNT_WORK/topo.json" "$1")
+  local v=$((0x0A000001 + id))
+  echo "$((v >> 24 & 255)).$((v >> 16 & 255)).$((v >> 8 & 255)).$((v & 255))"
+}
+
+dcnt_setup() {
+  DCNT_WORK=$(mktemp -d /tmp/dcnt.XXXXXX)
+  trap dcnt_cleanup EXIT
+  trap 'exit 130' INT TERM
+  local mtu=${DCNT_MTU:-1500}
+  "$BUILD/agent/src/cli/dcn-topo" export $DCNT_TOPO > "$DCNT_WORK/topo.json"
+  mapfile -t DCNT_SERVERS < <(/usr/bin/python3 -c 'import json,sys
+for s in json.load(open(sys.argv[1]))["servers"]: print(s["name"])' "$DCNT_WORK/topo.json")
+  mapfile -t switches < <(/usr/bin/python3 -c 'import json,sys
+for s in json.load(open(sys.argv[1]))["switches"]: print(s["name"])' "$DCNT_WORK/topo.json")
+  local sw; sw=$(dcnt_ns sw)
+  ip netns add "$sw"; DCNT_NETNS+=("$sw")
+  ip -n "$sw" link set lo up
+  local i=0
+  declare -gA DCNT_BR
+  for s in "${switches[@]}"; do
+    DCNT_BR[$s]="br$i"; i=$((i+1))
+    ip -n "$sw" link add "${DCNT_BR[$s]}" type bridge forward_delay 0 stp_state 0
+    ip -n "$sw" link set "${DCNT_BR[$s]}" up
+  done
+  for s in "${DCNT_SERVERS[@]}"; do
+    local ns; ns=$(dcnt_ns "$s")
+    ip netns add "$ns"; DCNT_NETNS+=("$ns")
+    ip -n "$ns" link set lo up
+  done
+  local j=0
+  while read -r a ap b bp kind; do
+    if [ "$kind" = server-switch ]; then
+      local peer="v$j"; j=$((j+1))
+      ip link add "$a-eth$ap" mtu "$mtu" netns "$(dcnt_ns "$a")" type veth peer name "$peer" mtu "$mtu" netns "$sw"
+      ip -n "$sw" link set "$peer" master "${DCNT_BR[$b]}" up
+      ip -n "$(dcnt_ns "$a")" link set "$a-eth$ap" up
+    elif [ "$kind" = server-server ]; then
+      ip link add "$a-eth$ap" mtu "$mtu" netns "$(dcnt_ns "$a")" type veth peer name "$b-eth$bp" mtu "$mtu" netns "$(dcnt_ns "$b")"
+      ip -n "$(dcnt_ns "$a")" link set "$a-eth$ap" up
+      ip -n "$(dcnt_ns "$b")" link set "$b-eth$bp" up
+    else
+      echo "dcnt_setup: link kind $kind not supported" >&2; return 1
+    fi
+  done < <(/usr/bin/python3 -c 'import json,sys
+for l in json.load(open(sys.argv[1]))["links"]:
+    kind = l.get("kind", "")
+    print(l["a"], l["a_port"], l["b"], l["b_port"], kind)' "$DCNT_WORK/topo.json")
+}
+
+# Starts the agent of server s (background, PID recorded).
+dcnt_start_agent() {
+  local s=$1
+  # ip netns exec execs the agent, so $! is the agent's own PID (a shell
+  # function here would put a subshell in between)
+  ip netns exec "$(dcnt_ns "$s")" "$BUILD/agent/src/agent/dcn-agent" --topo "$DCNT_TOPO" --name "$s" --foreground \
+    --ctl "$DCNT_WORK/$s.sock" --mtu "${DCNT_MTU:-1500}" --log "$DCNT_WORK/$s.log" ${DCNT_AGENT_ARGS:-} &
+  DCNT_AGENT_PID[$s]=$!
+  DCNT_PIDS+=($!)
+}
+
+dcnt_start_agents() { for s in "${DCNT_SERVERS[@]}"; do dcnt_start_agent "$s"; done; }
+
+# Waits until every agent reports ready (all neighbours heard), or fails.
+dcnt_wait_ready() {
+  local timeout=${1:-15} t0=$SECONDS
+  for s in "${DCNT_SERVERS[@]}"; do
+    while true; do
+      if dcnt_ctl "$s" status --json 2>/dev/null | grep -q '"ready":true'; then break; fi
+      if [ $((SECONDS - t0)) -ge "$timeout" ]; then
+        echo "agent $s not ready after ${timeout}s" >&2; dcnt_ctl "$s" neighbors >&2 || cat "$DCNT_WORK/$s.log" >&2
+        return 1
+      fi
+      sleep 0.1
+    done
+  done
+}
+
+# Kills one agent by PID.
+dcnt_kill_agent() { local s=$1; kill "${DCNT_AGENT_PID[$s]}"; }
