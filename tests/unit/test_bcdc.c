@@ -408,13 +408,23 @@ START_TEST(pathset_has_2n_minus_2_disjoint_paths)
     for (unsigned n = 3; n <= 6; n++) {
         dcn_topo t;
         build_n(&t, n);
-        uint32_t ns = t.n_servers, led = 0, total = 0;
+        uint32_t ns = t.n_servers, led = 0, total = 0, adjacent = 0;
         for (uint32_t i = 0; i < (n <= 4 ? ns * ns : 600u); i++) {
             uint32_t u = n <= 4 ? i / ns : dcn_rng_below(&rng, ns), v = n <= 4 ? i % ns : dcn_rng_below(&rng, ns);
             if (u == v)
                 continue;
-            ck_assert_int_eq(tu_paths(&t, NULL, u, v, NULL, 1, s), (int)(2 * n - 2));
+            int got = tu_paths(&t, NULL, u, v, NULL, 1, s);
             check_server_disjoint(&t, s, u, v, NULL);
+            for (uint32_t a = 0; a < s->count; a++) /* no path twice (the one-switch path!) */
+                for (uint32_t b2 = 0; b2 < a; b2++)
+                    ck_assert(s->path[a].len != s->path[b2].len ||
+                              memcmp(s->path[a].node, s->path[b2].node, s->path[a].len * sizeof(uint32_t)));
+            if (s->path[0].len == 3) { /* u, v share a switch: see docs/topologies/bcdc.md */
+                ck_assert_int_ge(got, (int)n);
+                adjacent++;
+            } else {
+                ck_assert_int_eq(got, (int)(2 * n - 2));
+            }
             ck_assert_int_eq(tu_paths(&t, "brouting", u, v, NULL, 1, b), 1);
             ck_assert_uint_eq(s->path[0].len, b->path[0].len); /* shortest first */
             led += s->path[0].len == b->path[0].len &&
@@ -422,6 +432,7 @@ START_TEST(pathset_has_2n_minus_2_disjoint_paths)
             total++;
         }
         ck_assert_uint_gt(led, total * 9 / 10);
+        ck_assert_uint_gt(adjacent, 0);
         dcn_topo_free(&t);
     }
     free(s);

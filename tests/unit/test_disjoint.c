@@ -135,6 +135,11 @@ START_TEST(shared_switch_mode_counts_servers_only)
         ck_assert_uint_eq(s->path[i].node[2], 2 + i);
     }
     ck_assert_int_eq(dcn_server_disjoint_paths(&t, 0, 1, NULL, 2, s), 2);
+    /* 2 and 3 share switch 5: the one-switch path once, then via 6. */
+    ck_assert_int_eq(dcn_server_disjoint_paths(&t, 2, 3, NULL, 8, s), 2);
+    ck_assert_uint_eq(s->path[0].len, 3);
+    ck_assert_uint_eq(s->path[1].len, 3);
+    ck_assert_uint_eq(s->path[1].node[1], 6);
     dcn_failures f;
     ck_assert_int_eq(dcn_failures_init(&f, &t), 0);
     dcn_fail_node(&f, 3);

@@ -35,6 +35,7 @@ typedef struct flow_state {
     uint32_t *from;       /* per state: previous state */
     uint32_t *via;        /* per state: arc (global port index of its tail) or VIA_INTERNAL */
     uint8_t *done;        /* per state: settled this round */
+    const uint8_t *src_blocked; /* per port of src: not usable by the flow (shared mode), or NULL */
     uint64_t *heap;       /* (dist << 32 | state), lazy deletion */
     uint32_t heap_len, heap_cap;
 } flow_state;
@@ -114,6 +115,8 @@ static bool find_augmenting(flow_state *fs)
             for (uint16_t p = 0; p < np; p++) {
                 uint32_t a = t->port_base[v] + p;
                 if ((fs->arc_flow[a] && !fs->shared_switches) || !dcn_hop_ok(fs->f, t, v, p))
+                    continue;
+                if (v == fs->src && fs->src_blocked && fs->src_blocked[p])
                     continue;
                 relax(fs, s, IN(dcn_peer(t, v, p).node), 1, a);
             }
@@ -212,18 +215,46 @@ static int disjoint(const dcn_topo *t, uint32_t src, uint32_t dst, const dcn_fai
     fs.heap_cap = 2 * fs.n_states + 2 * n_ports + 1; /* one push per relaxation at most */
     fs.heap = malloc((size_t)fs.heap_cap * sizeof *fs.heap);
     int rc = -1;
+    uint8_t *blocked = NULL;
     if (!fs.node_flow || !fs.arc_flow || !fs.pot || !fs.dist || !fs.from || !fs.via || !fs.done || !fs.heap)
         goto done;
-    uint32_t units = 0;
+    uint16_t np = dcn_nports(t, src);
+    if (shared_switches) {
+        /* With unlimited switches, src -> sw -> dst (or a direct src-dst
+         * cable) could carry any number of units, all the same path. Each
+         * such route is taken once, here, and src's port to it is closed to
+         * the flow; the flow's paths leave src through its other ports (they
+         * may still enter dst through that switch). */
+        blocked = calloc(np ? np : 1, 1);
+        if (!blocked)
+            goto done;
+        fs.src_blocked = blocked;
+        for (uint16_t p = 0; p < np && out->count < max_paths; p++) {
+            uint32_t w = dcn_peer(t, src, p).node;
+            if (!dcn_hop_ok(f, t, src, p))
+                continue;
+            dcn_path *d = &out->path[out->count];
+            dcn_path_clear(d);
+            dcn_path_push(d, src);
+            if (w != dst) {
+                if (dcn_kind(t, w) != DCN_SWITCH || !dcn_step_ok(f, t, w, dst))
+                    continue;
+                dcn_path_push(d, w);
+            }
+            dcn_path_push(d, dst);
+            blocked[p] = 1;
+            out->count++;
+        }
+    }
+    uint32_t units = out->count;
     while (units < max_paths && find_augmenting(&fs)) {
         augment(&fs);
         units++;
     }
-    uint16_t np = dcn_nports(t, src);
     for (uint16_t p = 0; p < np; p++)
         while (fs.arc_flow[t->port_base[src] + p] && out->count < DCN_PATHSET_MAX)
-            if (trace(&fs, p, &out->path[out->count]) == 0)
-                out->count++;
+            if (trace(&fs, p, &out->path[out->count]) == 0 && dcn_path_valid(&out->path[out->count], t, f, NULL))
+                out->count++; /* valid by construction; the check is a guard */
     /* Stable insertion sort (the set is small): equal lengths keep port order. */
     for (uint32_t i = 1; i < out->count; i++) {
         for (uint32_t j = i; j > 0 && by_length(&out->path[j - 1], &out->path[j]) > 0; j--) {
@@ -234,6 +265,7 @@ static int disjoint(const dcn_topo *t, uint32_t src, uint32_t dst, const dcn_fai
     }
     rc = (int)out->count;
 done:
+    free(blocked);
     free(fs.node_flow);
     free(fs.arc_flow);
     free(fs.pot);
@@ -279,11 +311,14 @@ int dcn_disjoint_paths_led(const dcn_topo *t, uint32_t src, uint32_t dst, const 
         memcpy(without.node_down, f->node_down, dcn_n_nodes(t));
         memcpy(without.port_down, f->port_down, t->port_base[dcn_n_nodes(t)]);
     }
+    bool inner_server = false;
     for (uint32_t i = 1; i + 1 < lead->len; i++)
-        if (!server_disjoint || dcn_kind(t, lead->node[i]) == DCN_SERVER)
+        if (!server_disjoint || dcn_kind(t, lead->node[i]) == DCN_SERVER) {
             dcn_fail_node(&without, lead->node[i]);
-    if (lead->len == 2)
-        dcn_fail_link(&without, t, src, dst);
+            inner_server = true;
+        }
+    if (!inner_server) /* a direct cable, or src - switch(es) - dst: close its first cable */
+        dcn_fail_link(&without, t, src, lead->node[1]);
     dcn_pathset *rest = malloc(sizeof *rest);
     int got = rest ? disjoint(t, src, dst, &without, cap - 1u, server_disjoint, rest) : -1;
     dcn_failures_free(&without);

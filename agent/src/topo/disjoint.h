@@ -32,7 +32,11 @@ int dcn_disjoint_paths(const dcn_topo *t, uint32_t src, uint32_t dst, const dcn_
  * node-disjointness in the server-level graph (two servers adjacent when
  * cabled directly or through one switch), e.g. Thm 1 of BCDC, where dual-port
  * servers allow at most 2 fully node-disjoint paths but 2n-2 server-disjoint
- * ones. Each path is still a simple node sequence. Fewest total links too. */
+ * ones. Each path is still a simple node sequence. Fewest total links too.
+ * One exception to maximality: when src and dst share a switch (or a cable),
+ * that one-switch path is returned once and the other paths must leave src
+ * through its other ports, since a path that left src through the shared
+ * switch and came back to it to reach dst would not be simple. */
 int dcn_server_disjoint_paths(const dcn_topo *t, uint32_t src, uint32_t dst, const dcn_failures *f,
                               uint32_t max_paths, dcn_pathset *out);
 
