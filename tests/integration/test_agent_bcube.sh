@@ -16,6 +16,12 @@ DCNT_AGENT_ARGS="--hello-ms 100 --dead-misses 3"
 . "$here/agent_netns_lib.sh"
 fail() { echo "FAIL: $*"; for s in "${DCNT_SERVERS[@]}"; do echo "--- $s"; tail -5 "$DCNT_WORK/$s.log" || true; done; exit 1; }
 
+# bad options: one line, exit 2
+set +e
+msg=$("$BUILD/agent/src/agent/dcn-agent" --topo "bcube n=2 k=1" --name nosuch 2>&1); rc=$?
+set -e
+[ "$rc" = 2 ] && [ "$(echo "$msg" | wc -l)" = 1 ] || fail "dcn-agent with a bad --name: exit $rc, '$msg'"
+
 dcnt_setup
 dcnt_start_agents
 dcnt_wait_ready 15 || fail "agents not ready"

@@ -1,0 +1,139 @@
+/* Agent control protocol (request parsing, rendering) and command line. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent/ctl.h"
+#include "agent/options.h"
+#include "agent_harness.h"
+
+static char *render(engine *e, const char *line, int *rc)
+{
+    ctl_request req;
+    char err[160];
+    ck_assert_msg(ctl_parse(line, &req, err, sizeof err) == 0, "%s: %s", line, err);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    *rc = ctl_render(e, &req, out);
+    fclose(out);
+    return text;
+}
+
+START_TEST(requests_parse_and_bad_ones_are_refused)
+{
+    ctl_request req;
+    char err[160];
+    ck_assert_int_eq(ctl_parse("status --json\n", &req, err, sizeof err), 0);
+    ck_assert_str_eq(req.cmd, "status");
+    ck_assert(req.json);
+    ck_assert_int_eq(ctl_parse("paths h11", &req, err, sizeof err), 0);
+    ck_assert_str_eq(req.arg, "h11");
+    ck_assert(!req.json);
+    ck_assert_int_lt(ctl_parse("", &req, err, sizeof err), 0);
+    ck_assert_int_lt(ctl_parse("frobnicate", &req, err, sizeof err), 0);
+    ck_assert_ptr_nonnull(strstr(err, "unknown command"));
+    ck_assert_int_lt(ctl_parse("paths", &req, err, sizeof err), 0);
+    ck_assert_int_lt(ctl_parse("paths a b", &req, err, sizeof err), 0);
+    char big[400];
+    memset(big, 'x', sizeof big - 1);
+    big[sizeof big - 1] = 0;
+    ck_assert_int_lt(ctl_parse(big, &req, err, sizeof err), 0);
+}
+END_TEST
+
+START_TEST(status_and_neighbors_render)
+{
+    harness *h = ah_new("bcube n=2 k=1", "h01");
+    ah_hello(h, 0, 0, 0);
+    int rc;
+    char *s = render(&h->e, "status --json", &rc);
+    ck_assert_int_eq(rc, 0);
+    ck_assert_ptr_nonnull(strstr(s, "\"name\":\"h01\""));
+    ck_assert_ptr_nonnull(strstr(s, "\"id\":1"));
+    ck_assert_ptr_nonnull(strstr(s, "\"ip\":\"10.0.0.2\""));
+    ck_assert_ptr_nonnull(strstr(s, "\"family\":\"bcube\""));
+    ck_assert_ptr_nonnull(strstr(s, "\"neighbors_up\":1,\"neighbors_total\":2,\"ready\":false"));
+    free(s);
+    ah_hello(h, 1, 3, 1);
+    s = render(&h->e, "status --json", &rc);
+    ck_assert_ptr_nonnull(strstr(s, "\"ready\":true"));
+    free(s);
+    s = render(&h->e, "neighbors --json", &rc);
+    ck_assert_ptr_nonnull(strstr(s, "{\"nha\":\"0x00\",\"name\":\"h00\",\"port\":0,\"ifname\":\"h01-eth0\","
+                                    "\"mac\":\"02:00:00:00:00:00\",\"up\":true"));
+    ck_assert_ptr_nonnull(strstr(s, "\"name\":\"h11\""));
+    free(s);
+    s = render(&h->e, "counters --json", &rc);
+    ck_assert_ptr_nonnull(strstr(s, "\"drop_bad_checksum\":0"));
+    ck_assert_ptr_nonnull(strstr(s, "\"hello_rx\":2"));
+    free(s);
+    s = render(&h->e, "flows --json", &rc);
+    ck_assert_ptr_nonnull(strstr(s, "\"flows\":["));
+    free(s);
+    s = render(&h->e, "paths h10", &rc);
+    ck_assert_int_eq(rc, 0);
+    ck_assert_ptr_nonnull(strstr(s, "h01 s0_0 h00 s1_0 h10"));
+    free(s);
+    s = render(&h->e, "paths nosuch", &rc);
+    ck_assert_int_lt(rc, 0);
+    ck_assert_ptr_nonnull(strstr(s, "error:"));
+    free(s);
+    ah_free(h);
+}
+END_TEST
+
+static int parse(agent_options *o, const char *const *args, int n, char *err, size_t errlen)
+{
+    char *argv[32];
+    argv[0] = (char *)"dcn-agent";
+    for (int i = 0; i < n; i++)
+        argv[i + 1] = (char *)args[i];
+    return agent_options_parse(o, n + 1, argv, err, errlen);
+}
+
+START_TEST(options_defaults_and_errors)
+{
+    agent_options o;
+    char err[256];
+    const char *ok[] = {"--topo", "bcube n=2 k=1", "--name", "h01", "--port", "1=veth9", "--capacity-mbps", "0=500"};
+    ck_assert_int_eq(parse(&o, ok, 8, err, sizeof err), 0);
+    ck_assert_uint_eq(o.hello_ms, 1000);
+    ck_assert_uint_eq(o.dead_misses, 3);
+    ck_assert_uint_eq(o.mtu, 1500);
+    ck_assert_str_eq(o.ctl_path, "/run/dcn/h01.sock");
+    ck_assert_str_eq(o.tun, "dcn0");
+    ck_assert_uint_eq(o.port_capacity[0], 500);
+    char ifn[16];
+    ck_assert_int_eq(agent_ifname(&o, 0, ifn, sizeof ifn), 0);
+    ck_assert_str_eq(ifn, "h01-eth0");
+    ck_assert_int_eq(agent_ifname(&o, 1, ifn, sizeof ifn), 0);
+    ck_assert_str_eq(ifn, "veth9");
+    static const char *const bad[][2] = {
+        {"--hello-ms", "0"},      {"--hello-ms", "abc"},  {"--dead-misses", "0"},  {"--mtu", "100"},
+        {"--port", "7=eth0"},     {"--port", "eth0"},     {"--port", "1="},        {"--capacity-mbps", "-5"},
+        {"--ifname-fmt", "%d%n"}, {"--seed", "-1"},       {"--bogus", "1"},        {"--port", "1=abcdefghijklmnopq"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        const char *args[] = {"--topo", "bcube", "--name", "h00", bad[i][0], bad[i][1]};
+        ck_assert_msg(parse(&o, args, 6, err, sizeof err) < 0, "accepted %s %s", bad[i][0], bad[i][1]);
+        ck_assert_msg(strchr(err, '\n') == NULL && err[0], "error must be one line");
+    }
+    const char *missing[] = {"--topo", "bcube"};
+    ck_assert_int_lt(parse(&o, missing, 2, err, sizeof err), 0);
+    ck_assert_ptr_nonnull(strstr(err, "--name"));
+    const char *extra[] = {"--topo", "bcube", "--name", "h00", "stray"};
+    ck_assert_int_lt(parse(&o, extra, 5, err, sizeof err), 0);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("agent_ctl");
+    TCase *tc = tcase_create("ctl");
+    tcase_add_test(tc, requests_parse_and_bad_ones_are_refused);
+    tcase_add_test(tc, status_and_neighbors_render);
+    tcase_add_test(tc, options_defaults_and_errors);
+    suite_add_tcase(s, tc);
+    return tu_run(s);
+}
