@@ -26,6 +26,7 @@ if [ -z "${DCN_BENCH_LOCKED:-}" ]; then
   exec env DCN_BENCH_LOCKED=1 flock /run/dcn-netns.lock "$0" "$@"
 fi
 mkdir -p "$out_dir"
+load_before=$(cut -d' ' -f1 /proc/loadavg)
 runs_file=$(mktemp /tmp/dcnt-bench-runs.XXXXXX)
 trap 'rm -f "$runs_file"' EXIT
 
@@ -89,7 +90,7 @@ print(json.dumps({"mtu": int(sys.argv[1]), "agent_gbps": round(a, 3), "kernel_gb
 for mtu in 1500 9000; do
   ( one_mtu "$mtu" )
 done
-/usr/bin/python3 - "$runs_file" "$out_dir/summary.json" "$DURATION" "$BUILD" <<'PY'
+/usr/bin/python3 - "$runs_file" "$out_dir/summary.json" "$DURATION" "$BUILD" "$load_before" <<'PY'
 import json, os, subprocess, sys, time
 runs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 for r in runs:
@@ -105,7 +106,9 @@ doc = {
         "kernel": "same namespaces, veths and bridges; IPv4 on the port interfaces, ip_forward=1 on the relay",
         "relay_cpu_pct": "user+system time of the relay's dcn-agent over the transfer, percent of one core",
         "cpus": os.cpu_count(),
-        "load_before": os.getloadavg()[0],
+        "loadavg_1min_before": float(sys.argv[5]),
+        "loadavg_1min_after": os.getloadavg()[0],
+        "note": "the machine is shared: other benchmarks and tests may run at the same time, see the load averages",
         "date_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     },
 }

@@ -7,7 +7,7 @@
 # Caller sets: BUILD (build dir), DCNT_TOPO ("bcube n=2 k=1"), optional
 # DCNT_AGENT_ARGS (extra dcn-agent options), DCNT_MTU (link MTU, 1500).
 
-DCNT_PREFIX=dcnt
+DCNT_PREFIX="dcnt-$$" # unique per run: a stale namespace of a killed run never blocks a new one
 DCNT_WORK=""
 DCNT_PIDS=()
 declare -A DCNT_AGENT_PID
@@ -87,13 +87,14 @@ for l in json.load(open(sys.argv[1]))["links"]:
     print(l["a"], l["a_port"], l["b"], l["b_port"], kind)' "$DCNT_WORK/topo.json")
 }
 
-# Starts the agent of server s (background, PID recorded).
+# Starts the agent of server s (background, PID recorded); extra
+# arguments go to that agent only.
 dcnt_start_agent() {
-  local s=$1
+  local s=$1; shift
   # ip netns exec execs the agent, so $! is the agent's own PID (a shell
   # function here would put a subshell in between)
   ip netns exec "$(dcnt_ns "$s")" "$BUILD/agent/src/agent/dcn-agent" --topo "$DCNT_TOPO" --name "$s" --foreground \
-    --ctl "$DCNT_WORK/$s.sock" --mtu "${DCNT_MTU:-1500}" --log "$DCNT_WORK/$s.log" ${DCNT_AGENT_ARGS:-} &
+    --ctl "$DCNT_WORK/$s.sock" --mtu "${DCNT_MTU:-1500}" --log "$DCNT_WORK/$s.log" ${DCNT_AGENT_ARGS:-} "$@" &
   DCNT_AGENT_PID[$s]=$!
   DCNT_PIDS+=($!)
 }

@@ -14,7 +14,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 DCNT_TOPO="bcube n=2 k=1"
 DCNT_AGENT_ARGS="--hello-ms 100 --dead-misses 3"
 . "$here/agent_netns_lib.sh"
-fail() { echo "FAIL: $*"; for s in "${DCNT_SERVERS[@]}"; do echo "--- $s"; tail -5 "$DCNT_WORK/$s.log" || true; done; exit 1; }
+fail() { echo "FAIL: $*"; for s in "${DCNT_SERVERS[@]:-}"; do [ -n "$s" ] && { echo "--- $s"; tail -5 "$DCNT_WORK/$s.log" || true; }; done; exit 1; }
 
 # bad options: one line, exit 2
 set +e
@@ -23,7 +23,9 @@ set -e
 [ "$rc" = 2 ] && [ "$(echo "$msg" | wc -l)" = 1 ] || fail "dcn-agent with a bad --name: exit $rc, '$msg'"
 
 dcnt_setup
-dcnt_start_agents
+for s in "${DCNT_SERVERS[@]}"; do
+  if [ "$s" = h00 ]; then dcnt_start_agent h00 --pcap "$DCNT_WORK/h00.pcap"; else dcnt_start_agent "$s"; fi
+done
 dcnt_wait_ready 15 || fail "agents not ready"
 dcnt_log "all agents ready"
 for s in "${DCNT_SERVERS[@]}"; do
@@ -42,6 +44,20 @@ dcnt_in h00 ping -c 5 -i 0.2 -W 2 "$ip_h11" | tail -2 | tee "$DCNT_WORK/ping.txt
 grep -q " 0% packet loss" "$DCNT_WORK/ping.txt" || fail "ping h00 -> h11 lost packets"
 dcnt_in h00 ping -c 3 -i 0.2 -W 2 "$ip_h01" | grep -q " 0% packet loss" || fail "ping h00 -> h01"
 dcnt_in h11 ping -c 3 -i 0.2 -W 2 "$ip_h00" | grep -q " 0% packet loss" || fail "ping h11 -> h00"
+
+dcnt_log "SIGTERM: clean exit (TUN and control socket removed); --pcap holds what was sent and received"
+kill "${DCNT_AGENT_PID[h00]}"
+for _ in $(seq 50); do kill -0 "${DCNT_AGENT_PID[h00]}" 2>/dev/null || break; sleep 0.1; done
+kill -0 "${DCNT_AGENT_PID[h00]}" 2>/dev/null && fail "agent h00 did not exit on SIGTERM"
+wait "${DCNT_AGENT_PID[h00]}" || fail "agent h00 exit status $? on SIGTERM"
+[ -e "$DCNT_WORK/h00.sock" ] && fail "control socket left behind"
+dcnt_in h00 ip link show dcn0 >/dev/null 2>&1 && fail "dcn0 left behind"
+hellos=$(tcpdump -nn -r "$DCNT_WORK/h00.pcap" ether proto 0x88b5 and ether broadcast 2>/dev/null | wc -l)
+others=$(tcpdump -nn -r "$DCNT_WORK/h00.pcap" ether proto 0x88b5 and not ether broadcast 2>/dev/null | wc -l)
+dcnt_log "h00.pcap: $hellos hello frames, $others unicast frames"
+[ "$hellos" -gt 10 ] && [ "$others" -ge 22 ] || fail "pcap of h00 incomplete ($hellos hellos, $others unicast; 11 pings each way expected)"
+dcnt_start_agent h00
+dcnt_wait_ready 15 || fail "h00 not ready after restart"
 
 dcnt_log "iperf3 TCP h00 -> h11 (two hops)"
 ip netns exec "$(dcnt_ns h11)" iperf3 -s -p 5201 >/dev/null 2>&1 & DCNT_PIDS+=($!)
