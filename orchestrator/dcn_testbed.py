@@ -43,6 +43,8 @@ def parse_args(argv):
     ap.add_argument("--no-smoke", action="store_true")
     ap.add_argument("--no-cli", action="store_true", help="exit after the smoke check even on a TTY")
     ap.add_argument("--json", metavar="FILE", help="write timings and smoke results here")
+    ap.add_argument("--hold", action="store_true",
+                    help="without a TTY, keep the testbed up until SIGTERM/SIGINT instead of exiting")
     a = ap.parse_args(argv)
     if not 576 <= a.mtu <= 9000:
         ap.error("--mtu must be 576..9000")
@@ -84,6 +86,11 @@ def main(argv=None):
             tb.log("*** CLI: Mininet commands plus link_down/link_up A B, server_down/server_up H, "
                    "switch_down/switch_up S, switches, wiring [NODE], agents, events; exit to tear down")
             DcnCLI(tb)
+        elif a.hold:
+            tb.log("*** holding the testbed up (pid %d); SIGTERM or Ctrl-C tears it down" % os.getpid())
+            signal.signal(signal.SIGINT, _on_signal)
+            while True:
+                signal.pause()
     except TestbedError as e:
         print("dcn_testbed: %s" % e, file=sys.stderr)
         rc = 2
@@ -92,7 +99,7 @@ def main(argv=None):
         rc = 130
     finally:
         tb.stop()
-        if a.json:
+        if a.json and report:
             report["events"] = tb.events
             with open(a.json, "w") as f:
                 json.dump(report, f, indent=2)

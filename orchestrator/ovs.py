@@ -89,11 +89,16 @@ def list_bridges():
     return r.stdout.split() if r.returncode == 0 else []
 
 
-def add_bridge_cmds(name, datapath, ports):
-    """Commands for a dumb learning switch: standalone, no controller, no STP."""
+def add_bridge_cmds(name, datapath, ports, stp=False):
+    """Commands for a dumb learning switch: standalone, no controller, no STP
+    (STP only when the switches alone form loops)."""
     cmds = [["--may-exist", "add-br", name],
             ["set", "bridge", name, "datapath_type=" + datapath, "fail_mode=standalone",
-             "stp_enable=false", "rstp_enable=false", "other_config:mac-aging-time=300"]]
+             "stp_enable=%s" % ("true" if stp else "false"), "rstp_enable=false",
+             "other_config:mac-aging-time=300"]]
+    if stp:
+        cmds.append(["set", "bridge", name, "other_config:stp-forward-delay=4",
+                     "other_config:stp-max-age=6", "other_config:stp-hello-time=1"])
     for p in ports:
         cmds.append(["--may-exist", "add-port", name, p])
     return cmds

@@ -6,7 +6,6 @@ PID is never signalled."""
 import json
 import os
 import signal
-import subprocess
 import time
 
 from . import netops, ovs
@@ -128,8 +127,13 @@ def clean_from_state(data, log=print):
         links = [b for b in bridges if netops.link_exists(b)]
         netops.run_batch("ip", ["link del dev %s" % b for b in links], check=False)
         summary["bridges"] = len(links)
-    elif bridges and ovs.daemons_running():
-        summary["bridges"] = ovs.del_bridges(bridges)
+    else:
+        if bridges and ovs.daemons_running():
+            summary["bridges"] = ovs.del_bridges(bridges)
+        # netdev internal ports (taps) outlive a killed ovs-vswitchd
+        taps = [b for b in bridges if netops.link_exists(b)]
+        netops.run_batch("ip", ["link del dev %s" % b for b in taps], check=False)
+        summary["bridges"] = max(summary["bridges"], len(taps))
     # root-namespace veth ends (switch ports): deleting one end removes the pair
     rl = [n for n in data.get("root_links", []) if n.startswith(BRIDGE_PREFIX) and netops.link_exists(n)]
     netops.run_batch("ip", ["link del dev %s" % n for n in rl], check=False)

@@ -6,7 +6,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -14,7 +13,7 @@ from mininet.net import Mininet
 
 from . import linkclass, netops, ovs, state
 from .hosts import BatchIntf, DcnHost
-from .topology import BRIDGE_PREFIX, TopoError, export, tool_path
+from .topology import TopoError, export, tool_path
 
 RUN_DIR = state.STATE_DIR
 
@@ -30,6 +29,8 @@ def _now_iso():
 class Testbed:
     """Use as a context manager, or call start() and stop() (stop is
     idempotent and also runs on SIGTERM through the entry script)."""
+
+    __test__ = False  # not a pytest test class
 
     def __init__(self, build_dir, spec, switch="ovs", datapath=None, server_link=None,
                  highspeed_link=None, mtu=linkclass.DEFAULT_MTU, hello_ms=100, dead_misses=3,
@@ -61,6 +62,7 @@ class Testbed:
         self.events = []
         self.timings = {}
         self.agent_mode = False
+        self.stp = False
         self.agent_bin = self.ctl_bin = None
         self._stopped = False
         self._started = False
@@ -92,6 +94,7 @@ class Testbed:
             if not self.agent_bin or not self.ctl_bin:
                 raise TestbedError("dcn-agent/dcn-ctl not found in %s (not built yet?); "
                                    "use --no-agent for a plain L2 bring-up" % self.build_dir)
+        self.stp = w.switch_loops()
         self._check_leftovers()
         if self.switch_kind == "ovs":
             ovs.ensure_running(self.log)
@@ -155,6 +158,8 @@ class Testbed:
             sw = "OVS bridges, %s datapath, standalone, no controller, no STP" % self.datapath
         else:
             sw = "Linux bridges, no STP"
+        if self.stp:
+            sw = sw.replace("no STP", "STP ON because switch-switch links form loops (slow to converge)")
         self.log("*** switches: %s" % sw)
         self.log("*** link classes (scaled down; change with --server-link / --highspeed-link):")
         self.log("***   server links: %s, MTU %d" % (linkclass.describe(self.server_link), self.mtu))
@@ -257,9 +262,9 @@ class Testbed:
                 raise TestbedError("%s: interfaces missing: %s" % (name, " ".join(missing)))
             if not self.agent_mode and names:
                 # tree baseline: the address on the single port
-                netops.run_batch("ip", ["addr add %s/8 dev %s" % (h.dcn_ip, names[0])], pid=h.pid)
-                h.intfs[min(h.intfs)].ip = h.dcn_ip
-                h.intfs[min(h.intfs)].prefixLen = 8
+                first = h.intfs[min(h.intfs)]
+                netops.run_batch("ip", ["addr add %s/8 dev %s" % (h.dcn_ip, first.name)], pid=h.pid)
+                first.ip, first.prefixLen = h.dcn_ip, 8
         self.log("*** ports configured%s" % (" (offloads off on both veth ends)" if offload else ""))
 
     def _create_switches(self):
@@ -273,14 +278,15 @@ class Testbed:
             cmds = []
             for s in w.switch_list:
                 cmds += ovs.add_bridge_cmds(w.bridge[s["name"]], self.datapath,
-                                            sorted(ports.get(s["name"], []), key=_port_key))
+                                            sorted(ports.get(s["name"], []), key=_port_key), stp=self.stp)
             ovs.vsctl_batch(cmds, chunk=1024)
         else:
             lines = []
             for s in w.switch_list:
                 b = w.bridge[s["name"]]
-                lines.append("link add %s type bridge stp_state 0 forward_delay 0 "
-                             "mcast_snooping 0 ageing_time 30000" % b)
+                lines.append("link add %s type bridge %s mcast_snooping 0 ageing_time 30000" % (
+                    b, "stp_state 1 forward_delay 200 hello_time 100 max_age 600" if self.stp
+                    else "stp_state 0 forward_delay 0"))
                 for p in ports.get(s["name"], []):
                     lines.append("link set dev %s master %s" % (p, b))
                 lines.append("link set dev %s up" % b)
@@ -527,9 +533,24 @@ class Testbed:
             signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
     def _teardown(self):
+        """Every step runs even when an earlier one fails; errors are reported."""
         t0 = time.time()
         self.log("*** tearing down")
-        procs = [p for p in list(self.aux.values()) + list(self.agents.values())]
+        errors = []
+        for step in (self._stop_processes, self._delete_bridges, self._delete_root_links,
+                     self._stop_hosts, self._remove_sockets):
+            try:
+                step()
+            except Exception as e:  # pylint: disable=broad-except
+                errors.append("%s: %s" % (step.__name__, e))
+        if errors:
+            self.log("*** teardown problems (state file kept for make clean-testbed): " + "; ".join(errors))
+        else:
+            self.state.remove()
+        self.log("*** teardown done in %.1f s" % (time.time() - t0))
+
+    def _stop_processes(self):
+        procs = list(self.aux.values()) + list(self.agents.values())
         for p in procs:
             if p.poll() is None:
                 try:
@@ -544,22 +565,31 @@ class Testbed:
                 p.kill()
                 p.wait()
         # anything the state lists that is not a Popen of ours (should be none)
-        state.stop_processes([r for r in self.state.data["procs"]
-                              if r["pid"] not in {p.pid for p in procs}], grace=1)
+        mine = {p.pid for p in procs}
+        state.stop_processes([r for r in self.state.data["procs"] if r["pid"] not in mine], grace=1)
         self.agents.clear()
         self.aux.clear()
         self.state.data["procs"] = []
         self.state.save()
-        w = self.wiring
-        bridges = [w.bridge[s["name"]] for s in w.switch_list] if w else []
+
+    def _delete_bridges(self):
+        bridges = list(self.state.data.get("bridges", []))
         if self.switch_kind == "ovs":
             if bridges and ovs.daemons_running():
                 ovs.del_bridges(bridges)
+            # a netdev bridge's internal port is a tap device vswitchd removes;
+            # if vswitchd died, remove the ones named after our bridges
+            left = [b for b in bridges if netops.link_exists(b)]
+            netops.run_batch("ip", ["link del dev %s" % b for b in left], check=False)
         else:
             present = [b for b in bridges if netops.link_exists(b)]
             netops.run_batch("ip", ["link del dev %s" % b for b in present], check=False)
+
+    def _delete_root_links(self):
         rl = [n for n in self.state.data.get("root_links", []) if netops.link_exists(n)]
         netops.run_batch("ip", ["link del dev %s" % n for n in rl], check=False)
+
+    def _stop_hosts(self):
         for h in self.hosts.values():  # signal every shell first, then reap each
             if h.shell and h.shell.poll() is None:
                 try:
@@ -571,15 +601,15 @@ class Testbed:
                 h.terminate()
             except Exception:  # pylint: disable=broad-except
                 pass
-        # anything the hosts list that still lives (e.g. shell replaced) goes by pid
+        # anything the hosts list that still lives goes by pid
         state.stop_processes([r for r in self.state.data["hosts"] if state.same_process(r)], grace=1)
+
+    def _remove_sockets(self):
         for s in self.state.data.get("sockets", []):
             try:
                 os.unlink(s)
             except OSError:
                 pass
-        self.state.remove()
-        self.log("*** teardown done in %.1f s" % (time.time() - t0))
 
     # ------------------------------------------------------------ inspection
     def leftovers(self):

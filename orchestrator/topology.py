@@ -95,6 +95,26 @@ class Wiring:
     def links_of(self, node):
         return [l for l in self.links if node in (l["a"], l["b"])]
 
+    def switch_loops(self):
+        """True when switch-switch links alone form a cycle (e.g. a fat-tree):
+        dumb learning switches would then loop broadcasts forever."""
+        parent = {}
+
+        def find(x):
+            while parent.setdefault(x, x) != x:
+                parent[x] = parent[parent[x]]
+                x = parent[x]
+            return x
+
+        for l in self.links:
+            if l["kind"] != "switch-switch":
+                continue
+            ra, rb = find(l["a"]), find(l["b"])
+            if ra == rb:
+                return True
+            parent[ra] = rb
+        return False
+
     def server_hops_from(self, src):
         """Distance in server hops (1 = direct neighbour over one switch, one
         cable or a switch-switch fiber chain) from src to every server, BFS

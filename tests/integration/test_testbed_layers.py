@@ -1,0 +1,155 @@
+"""Orchestrator layers without the agent: the tree baseline (plain IP),
+L2 wiring of a server-centric family, failure injection, teardown and the
+killed-run cleanup. Root only; run by tests/integration/run.sh under the
+machine-wide lock."""
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+from orchestrator import netops, smoke, state, testing  # noqa: E402
+from orchestrator.testbed import Testbed  # noqa: E402
+
+BUILD = testing.build_dir()
+ENTRY = os.path.join(testing.REPO, "orchestrator", "dcn_testbed.py")
+pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="needs root (network namespaces)")
+
+
+def quiet(_msg):
+    pass
+
+
+def assert_clean(tb):
+    left = tb.leftovers()
+    assert left == {"bridges": [], "links": [], "hosts": [], "procs": []}, left
+    assert not os.path.exists(tb.state.path)
+
+
+@pytest.mark.parametrize("switch", ["ovs", "lxbr"])
+def test_tree_baseline_reachability_iperf_and_teardown(switch):
+    with Testbed(BUILD, "tree leaves=2 per_leaf=3", switch=switch, log=quiet) as tb:
+        assert not tb.agent_mode
+        assert sorted(tb.hosts) == ["h%d" % i for i in range(6)]
+        # plain IP on the single port, AGENT_INTERFACE.md numbering
+        assert tb.hosts["h4"].IP() == "10.0.0.5"
+        rc, out, _ = tb.run_in("h4", ["ip", "-4", "-o", "addr", "show", "dev", "h4-eth0"])
+        assert rc == 0 and "10.0.0.5/8" in out
+        res = smoke.smoke(tb, log=quiet)
+        assert res["ping_ok"] == 30 and not res["ping_failed"]
+        assert res["iperf"]["dst"] == "h5"  # other leaf: through both leaves and the root
+        assert res["iperf"]["mbps"] > 10
+        pid_h0 = tb.hosts["h0"].pid
+    assert_clean(tb)
+    assert state.proc_start_time(pid_h0) is None
+
+
+def test_tree_failure_injection_is_logged_and_reversible():
+    with Testbed(BUILD, "tree leaves=2 per_leaf=2", log=quiet) as tb:
+        ok, bad = smoke.ping_pairs(tb, [("h0", "h3")])
+        assert ok and not bad
+        tb.link_down("h0", "s0")
+        ok, bad = smoke.ping_pairs(tb, [("h0", "h3")], count=1, wait_s=1)
+        assert bad and not ok
+        assert netops.operstate("h0-eth0", tb.hosts["h0"].pid) == "down"
+        tb.link_up("h0", "s0")
+        time.sleep(0.2)
+        ok, bad = smoke.ping_pairs(tb, [("h0", "h3")])
+        assert ok and not bad
+        tb.switch_down("root")
+        ok, bad = smoke.ping_pairs(tb, [("h0", "h3")], count=1, wait_s=1)
+        assert bad
+        ok, bad = smoke.ping_pairs(tb, [("h0", "h1")])  # same leaf: unaffected
+        assert ok
+        tb.switch_up("root")
+        tb.server_down("h3")
+        assert netops.operstate("h3-eth0", tb.hosts["h3"].pid) == "down"
+        tb.server_up("h3")
+        time.sleep(0.2)
+        ok, bad = smoke.ping_pairs(tb, [("h0", "h3")])
+        assert ok and not bad
+        kinds = [e.split()[1] for e in tb.events]
+        assert kinds == ["link_down", "link_up", "switch_down", "switch_up", "server_down", "server_up"]
+        assert all(e[:4].isdigit() and "T" in e.split()[0] for e in tb.events)
+    assert_clean(tb)
+
+
+def test_server_centric_l2_wiring_without_agent():
+    if "bcube" not in testing.families(BUILD):
+        pytest.skip("bcube family not in the library build")
+    with Testbed(BUILD, "bcube n=4 k=1", agent=False, log=quiet) as tb:
+        h = tb.hosts["h13"]
+        # Mininet interfaces in port order, named <server>-eth<port>
+        assert [h.intfs[p].name for p in sorted(h.intfs)] == ["h13-eth0", "h13-eth1"]
+        assert h.IP() == "10.0.0.8"  # server id 7 (baddr 1*4+3)
+        for b in tb.wiring.bridge.values():
+            assert b.startswith("dcn") and len(b) + len("-eth3") <= 15
+        res = smoke.smoke(tb, log=quiet)
+        assert res["passed"], res
+        # each bridge is a standalone OVS switch without controller or STP
+        br = tb.wiring.bridge["s1_2"]
+        out = subprocess.run(["ovs-vsctl", "get", "bridge", br, "fail_mode", "stp_enable", "datapath_type"],
+                             stdout=subprocess.PIPE, text=True).stdout.split()
+        assert out[0] == "standalone" and out[1] == "false"
+        assert out[2] == tb.datapath
+        assert subprocess.run(["ovs-vsctl", "get-controller", br], stdout=subprocess.PIPE,
+                              text=True).stdout.strip() == ""
+    assert_clean(tb)
+
+
+def _start_held(args, timeout=60):
+    p = subprocess.Popen([sys.executable, ENTRY, "--build-dir", BUILD, "--hold", "--no-smoke"] + args,
+                         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         text=True, start_new_session=True)
+    lines = []
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        line = p.stdout.readline()
+        if not line:
+            break
+        lines.append(line)
+        if "holding the testbed up" in line:
+            return p, lines
+    p.kill()
+    p.wait()
+    pytest.fail("testbed did not come up:\n" + "".join(lines))
+
+
+def test_killed_run_then_clean_testbed_leaves_nothing():
+    p, _ = _start_held(["--topo", "tree leaves=2 per_leaf=2"])
+    data = state.load()
+    assert data and data["owner"]["pid"] == p.pid
+    assert testing.leftovers_of_state(data)["hosts"]
+    # a live run is not cleaned from under its feet
+    r = subprocess.run([sys.executable, ENTRY, "--clean"], stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True)
+    assert r.returncode == 1 and "still running" in r.stdout
+    os.kill(p.pid, signal.SIGKILL)
+    p.wait()
+    p.stdout.close()
+    assert testing.leftovers_of_state(data)  # the kill left things behind
+    r = subprocess.run(["make", "-s", "-C", testing.REPO, "clean-testbed"], stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True)
+    assert r.returncode == 0, r.stdout
+    assert testing.leftovers_of_state(data) == {}
+    assert state.load() is None
+
+
+def test_sigterm_tears_down():
+    p, _ = _start_held(["--topo", "tree leaves=2 per_leaf=2", "--switch", "lxbr"])
+    data = state.load()
+    os.kill(p.pid, signal.SIGTERM)
+    out, _ = p.communicate(timeout=60)
+    assert "teardown done" in out
+    assert testing.leftovers_of_state(data) == {}
+    assert state.load() is None
+
+
+def test_bad_spec_creates_nothing():
+    r = subprocess.run([sys.executable, ENTRY, "--build-dir", BUILD, "--topo", "tree leaves=0"],
+                       stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    assert r.returncode == 2 and "leaves" in r.stdout
+    assert state.load() is None
