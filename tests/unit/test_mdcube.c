@@ -442,6 +442,49 @@ START_TEST(random_failures_give_valid_paths)
 }
 END_TEST
 
+/* Theorem 3 (notes section 4): all-to-all with MDCubeRouting puts exactly
+ * t*N/m_i flows on every directed fiber of dimension i (copy 0, the one
+ * `route` uses; the other copies stay unused). */
+START_TEST(all_to_all_fiber_load)
+{
+    static const char *const specs[] = {"mdcube n=2 k=1 m=5", "mdcube n=3 k=1 m=3x3", "mdcube n=2 k=2 m=2x2x3",
+                                        "mdcube n=4 k=1 m=4x3"};
+    for (size_t x = 0; x < sizeof specs / sizeof specs[0]; x++) {
+        dcn_topo t;
+        tu_build(&t, specs[x]);
+        shape s = shape_of(&t);
+        uint32_t nw = t.n_switches, N = t.n_servers;
+        uint32_t *load = calloc(nw, sizeof *load); /* flows leaving switch w over its fiber */
+        dcn_pathset *set = calloc(1, sizeof *set);
+        for (uint32_t a = 0; a < N; a++)
+            for (uint32_t b = 0; b < N; b++) {
+                if (a == b)
+                    continue;
+                REQUIRE(tu_paths(&t, "route", a, b, NULL, 1, set) == 1, "no route");
+                const dcn_path *p = &set->path[0];
+                for (uint32_t i = 1; i < p->len; i++)
+                    if (is_fiber(&t, p->node[i - 1], p->node[i]))
+                        load[p->node[i - 1] - N]++;
+            }
+        for (uint32_t w = 0; w < nw; w++) {
+            uint32_t bw = w % s.g;
+            if (bw >= s.G) {
+                ck_assert_uint_eq(load[w], 0);
+                continue;
+            }
+            uint32_t d = 0, off = 0;
+            while (bw >= off + s.m[d] - 1)
+                off += s.m[d++] - 1;
+            ck_assert_msg(load[w] == s.t * N / s.m[d], "%s: fiber of switch %s carries %u flows, not tN/m_%u = %u",
+                          specs[x], name_of(&t, N + w), load[w], d, s.t * N / s.m[d]);
+        }
+        free(set);
+        free(load);
+        dcn_topo_free(&t);
+    }
+}
+END_TEST
+
 /* ---- counts, wiring rule, incomplete MDCube ---- */
 
 static void check_wiring(const dcn_topo *t)
@@ -693,6 +736,7 @@ int main(void)
     tcase_add_loop_test(tc, all_pairs_all_algorithms, 0, (int)(sizeof small / sizeof small[0]));
     tcase_add_loop_test(tc, bfs_distances_within_theorem1, 0, (int)(sizeof small / sizeof small[0]));
     tcase_add_test(tc, random_failures_give_valid_paths);
+    tcase_add_test(tc, all_to_all_fiber_load);
     tcase_add_test(tc, counts_and_wiring_rule);
     tcase_add_test(tc, incomplete_mdcube);
     tcase_add_test(tc, bad_parameters);
