@@ -233,6 +233,13 @@ static void render_counters(engine *e, bool json, FILE *out)
         DCN_COUNTERS(DCN_COUNTER_JSON)
 #undef DCN_COUNTER_JSON
         dcn_json_obj_end(&j);
+        ps_counter pc[32];
+        int npc = ps_counters(e->ps, pc, 32);
+        dcn_json_obj_begin(&j, "path_select");
+        dcn_json_str(&j, "name", ps_name());
+        for (int i = 0; i < npc; i++)
+            dcn_json_int(&j, pc[i].name, (long long)pc[i].value);
+        dcn_json_obj_end(&j);
         dcn_json_arr_begin(&j, "ports");
         for (unsigned p = 0; p < e->nports; p++) {
             const engine_port *ep = &e->port[p];
@@ -258,6 +265,11 @@ static void render_counters(engine *e, bool json, FILE *out)
 #define DCN_COUNTER_TEXT(name) fprintf(out, "%-28s %llu\n", #name, (unsigned long long)e->c.name);
     DCN_COUNTERS(DCN_COUNTER_TEXT)
 #undef DCN_COUNTER_TEXT
+    ps_counter pc[32];
+    int npc = ps_counters(e->ps, pc, 32);
+    for (int i = 0; i < npc; i++)
+        fprintf(out, "%s.%-*s %llu\n", ps_name(), 27 - (int)strlen(ps_name()), pc[i].name,
+                (unsigned long long)pc[i].value);
     for (unsigned p = 0; p < e->nports; p++) {
         const engine_port *ep = &e->port[p];
         fprintf(out, "port %u %-12s %s carrier=%s rx %llu frames %u Mb/s, tx %llu frames %u Mb/s\n", p,

@@ -51,6 +51,13 @@ void ps_on_probe_response(path_select *ps, const dcn_flow_key *k, uint32_t probe
 void ps_on_path_failure(path_select *ps, uint32_t node_a, uint32_t node_b);
 void ps_on_local_port(path_select *ps, uint16_t port, int up);
 void ps_tick(path_select *ps);
+/* Named counters of the selector (BSR's bsr_counters); returns how many
+ * were written (0 for the fallback). */
+typedef struct ps_counter {
+    const char *name;
+    uint64_t value;
+} ps_counter;
+int ps_counters(path_select *ps, ps_counter *out, int max);
 /* Up to max flows for introspection; returns how many were written. */
 int ps_flows(path_select *ps, ps_flow_info *out, int max);
 

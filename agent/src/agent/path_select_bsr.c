@@ -106,3 +106,31 @@ int ps_flows(path_select *ps, ps_flow_info *out, int max)
     free(fi);
     return (int)n;
 }
+
+int ps_counters(path_select *ps, ps_counter *out, int max)
+{
+    bsr_counters c;
+    bsr_get_counters(ps->b, &c);
+    const ps_counter all[] = {
+        {"flows", c.flows},
+        {"flows_created", c.flows_created},
+        {"flows_expired", c.flows_expired},
+        {"flows_evicted", c.flows_evicted},
+        {"probes_sent", c.probes_sent},
+        {"probe_send_errors", c.probe_send_errors},
+        {"probe_responses", c.probe_responses},
+        {"probe_responses_stale", c.probe_responses_stale},
+        {"probe_timeouts", c.probe_timeouts},
+        {"path_switches", c.path_switches},
+        {"failures_heard", c.failures_heard},
+        {"failures_ignored", c.failures_ignored},
+        {"faildb_entries", c.faildb_entries},
+        {"faildb_expired", c.faildb_expired},
+        {"faildb_cleared_by_probe", c.faildb_cleared_by_probe},
+        {"unreachable", c.unreachable},
+    };
+    int n = 0;
+    for (size_t i = 0; i < sizeof all / sizeof all[0] && n < max; i++)
+        out[n++] = all[i];
+    return n;
+}
