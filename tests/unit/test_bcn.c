@@ -238,14 +238,16 @@ START_TEST(bcn_counts_match_the_formulas)
 END_TEST
 
 /* All pairs of small instances: BdimRouting valid and within Theorem 5;
- * alpha-1 server-disjoint paths between servers on different switches. */
+ * alpha-1 server-disjoint paths between servers on different switches, the
+ * first of which is the routing path (Lemma 1 inside a copy; max-flow for
+ * the others across copies). */
 START_TEST(bcn_all_pairs_routes_and_path_sets)
 {
     const char *specs[] = {"bcn alpha=2 beta=1 h=1 gamma=1", "bcn alpha=3 beta=2 h=1 gamma=1",
                            "bcn alpha=3 beta=2 h=1 gamma=1 rule=4", "bcn alpha=2 beta=2 h=2 gamma=1",
                            "bcn alpha=3 beta=2 h=0 gamma=0", "bcn alpha=3 beta=2 h=1 gamma=2",
                            "bcn alpha=4 beta=1 h=1 gamma=0", "bcn alpha=4 beta=2 h=1 gamma=0 rule=4"};
-    dcn_pathset *s = calloc(1, sizeof *s);
+    dcn_pathset *s = calloc(1, sizeof *s), *r = calloc(1, sizeof *r);
     for (size_t k = 0; k < sizeof specs / sizeof specs[0]; k++) {
         dcn_topo t;
         tu_build(&t, specs[k]);
@@ -254,19 +256,23 @@ START_TEST(bcn_all_pairs_routes_and_path_sets)
             for (uint32_t b = 0; b < t.n_servers; b++) {
                 if (a == b)
                     continue;
-                CHECK(tu_paths(&t, "route", a, b, NULL, 1, s) == 1, "no route");
-                check_paths(&t, s, a, b, NULL);
-                CHECK(dcn_path_server_hops(&s->path[0], &t) <= diameter_bound(d), "%s: route too long: %s", specs[k],
-                      tu_path_str(&t, &s->path[0]));
+                CHECK(tu_paths(&t, "route", a, b, NULL, 1, r) == 1, "no route");
+                check_paths(&t, r, a, b, NULL);
+                CHECK(dcn_path_server_hops(&r->path[0], &t) <= diameter_bound(d), "%s: route too long: %s", specs[k],
+                      tu_path_str(&t, &r->path[0]));
                 int n = tu_paths(&t, NULL, a, b, NULL, 1, s);
                 int same_switch = dcn_peer(&t, a, 0).node == dcn_peer(&t, b, 0).node;
                 CHECK(n == (same_switch ? 1 : (int)d->alpha - 1), "%s %u->%u: %d paths", specs[k], a, b, n);
                 check_paths(&t, s, a, b, NULL);
                 check_server_disjoint(&t, s, a, b);
+                CHECK(r->path[0].len == s->path[0].len &&
+                          !memcmp(r->path[0].node, s->path[0].node, r->path[0].len * sizeof r->path[0].node[0]),
+                      "%s %u->%u: path 0 is not the route", specs[k], a, b);
             }
         dcn_topo_free(&t);
     }
     free(s);
+    free(r);
 }
 END_TEST
 

@@ -1,5 +1,6 @@
 #include "hcn_flow.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,8 +38,13 @@ static void graph_free(flow_graph *g)
     free(g->orig);
 }
 
+static bool usable(const dcn_failures *f, const uint8_t *avoid, uint32_t v, uint32_t src, uint32_t dst)
+{
+    return dcn_node_ok(f, v) && (!avoid || !avoid[v] || v == src || v == dst);
+}
+
 static int graph_build(flow_graph *g, const dcn_topo *t, uint32_t src, uint32_t dst, const uint32_t *shared,
-                       int n_shared, uint32_t want, const dcn_failures *f)
+                       int n_shared, uint32_t want, const dcn_failures *f, const uint8_t *avoid)
 {
     uint32_t n = dcn_n_nodes(t);
     uint64_t max_edges = 2 * ((uint64_t)n + t->port_base[n]);
@@ -56,7 +62,7 @@ static int graph_build(flow_graph *g, const dcn_topo *t, uint32_t src, uint32_t 
     for (uint32_t v = 0; v < g->n_vertices; v++)
         g->head[v] = UINT32_MAX;
     for (uint32_t v = 0; v < n; v++) {
-        if (!dcn_node_ok(f, v))
+        if (!usable(f, avoid, v, src, dst))
             continue;
         int32_t cap = (v == src || v == dst) ? (int32_t)want : 1;
         for (int i = 0; i < n_shared; i++)
@@ -67,11 +73,11 @@ static int graph_build(flow_graph *g, const dcn_topo *t, uint32_t src, uint32_t 
     /* Edges are pushed at the head of each list; add ports in reverse so the
      * BFS visits them in port order. */
     for (uint32_t v = 0; v < n; v++) {
-        if (!dcn_node_ok(f, v))
+        if (!usable(f, avoid, v, src, dst))
             continue;
         for (uint16_t p = dcn_nports(t, v); p-- > 0;) {
             uint32_t w = dcn_peer(t, v, p).node;
-            if (w != DCN_NONE && dcn_hop_ok(f, t, v, p))
+            if (w != DCN_NONE && dcn_hop_ok(f, t, v, p) && usable(f, avoid, w, src, dst))
                 add_edge(g, 2 * v + 1, 2 * w, (int32_t)want); /* nodes bound the flow */
         }
     }
@@ -150,7 +156,7 @@ static int take_path(flow_graph *g, uint32_t src, uint32_t dst, dcn_path *p)
 }
 
 int hcn_disjoint_paths(const dcn_topo *t, uint32_t src, uint32_t dst, const uint32_t *shared, int n_shared,
-                       uint32_t want, const dcn_failures *f, dcn_pathset *out)
+                       uint32_t want, const dcn_failures *f, const uint8_t *avoid, dcn_pathset *out)
 {
     out->count = 0;
     if (want > DCN_PATHSET_MAX)
@@ -158,7 +164,7 @@ int hcn_disjoint_paths(const dcn_topo *t, uint32_t src, uint32_t dst, const uint
     if (src == dst || !dcn_node_ok(f, src) || !dcn_node_ok(f, dst) || want == 0)
         return 0;
     flow_graph g;
-    if (graph_build(&g, t, src, dst, shared, n_shared, want, f) < 0)
+    if (graph_build(&g, t, src, dst, shared, n_shared, want, f, avoid) < 0)
         return -1;
     uint32_t *parent = malloc(g.n_vertices * sizeof *parent);
     uint32_t *queue = malloc(g.n_vertices * sizeof *queue);

@@ -5,7 +5,8 @@
  * endpoints' own switches: a dual-port server cannot have more than two
  * fully disjoint paths otherwise). Augmenting paths are found by BFS in port
  * order (Edmonds-Karp), so the result is deterministic; the paths come back
- * shortest first. Failed nodes and links are left out when f is not NULL. */
+ * shortest first. Failed nodes and links are left out when f is not NULL,
+ * and so are the nodes marked in avoid (NULL: none; never src or dst). */
 #ifndef DCN_HCN_FLOW_H
 #define DCN_HCN_FLOW_H
 
@@ -18,6 +19,6 @@
 /* Fills out with at most `want` paths (full node sequences). Returns the
  * number found, or -1 when out of memory. */
 int hcn_disjoint_paths(const dcn_topo *t, uint32_t src, uint32_t dst, const uint32_t *shared, int n_shared,
-                       uint32_t want, const dcn_failures *f, dcn_pathset *out);
+                       uint32_t want, const dcn_failures *f, const uint8_t *avoid, dcn_pathset *out);
 
 #endif

@@ -383,6 +383,41 @@ static int check_request(const dcn_topo *t, uint32_t src, uint32_t dst, dcn_path
     return (src >= t->n_servers || dst >= t->n_servers || src == dst) ? -1 : 0;
 }
 
+/* Across BCN copies the paper gives no construction. Path 0 is BdimRouting
+ * and the other alpha-2 come from max-flow on the rest of the graph; when the
+ * routing path blocks that, all alpha-1 come from max-flow. The end points'
+ * switches are shared, as in Lemma 1. */
+static int cross_copy_paths(const dcn_topo *t, const hcn_label *ls, const hcn_label *ld, dcn_pathset *out)
+{
+    const hcn_dims *d = hcn_dims_of(t);
+    uint32_t src = hcn_server_id(d, ls), dst = hcn_server_id(d, ld);
+    uint32_t shared[2] = {dcn_peer(t, src, 0).node, dcn_peer(t, dst, 0).node};
+    dcn_path seq, lead;
+    dcn_path_clear(&seq);
+    out->count = 0;
+    if (hcn_bdim(d, ls, ld, &seq) == 0 && hcn_expand(t, &seq, &lead) == 0) {
+        uint8_t *avoid = calloc(dcn_n_nodes(t), 1);
+        dcn_pathset *rest = malloc(sizeof *rest);
+        int got = -1;
+        if (avoid && rest) {
+            for (uint32_t i = 1; i + 1 < lead.len; i++)
+                avoid[lead.node[i]] = 1;
+            avoid[shared[0]] = avoid[shared[1]] = 0;
+            got = hcn_disjoint_paths(t, src, dst, shared, 2, d->alpha - 2, NULL, avoid, rest);
+        }
+        if (got == (int)d->alpha - 2) {
+            dcn_pathset_add(out, &lead);
+            for (uint32_t i = 0; i < rest->count; i++)
+                dcn_pathset_add(out, &rest->path[i]);
+        }
+        free(avoid);
+        free(rest);
+        if (out->count)
+            return (int)out->count;
+    }
+    return hcn_disjoint_paths(t, src, dst, shared, 2, d->alpha - 1, NULL, NULL, out);
+}
+
 int hcn_algo_pathset(const dcn_topo *t, uint32_t src, uint32_t dst, const dcn_route_ctx *ctx, dcn_pathset *out)
 {
     if (check_request(t, src, dst, out) < 0)
@@ -391,15 +426,7 @@ int hcn_algo_pathset(const dcn_topo *t, uint32_t src, uint32_t dst, const dcn_ro
     hcn_label ls, ld;
     hcn_server_label(d, src, &ls);
     hcn_server_label(d, dst, &ld);
-    int n;
-    if (ls.u == ld.u) {
-        n = hcn_lemma1_paths(t, &ls, &ld, out);
-    } else {
-        /* Across copies the paper gives no construction: max-flow, with the
-         * endpoints' switches shared as in Lemma 1. */
-        uint32_t shared[2] = {dcn_peer(t, src, 0).node, dcn_peer(t, dst, 0).node};
-        n = hcn_disjoint_paths(t, src, dst, shared, 2, d->alpha - 1, NULL, out);
-    }
+    int n = ls.u == ld.u ? hcn_lemma1_paths(t, &ls, &ld, out) : cross_copy_paths(t, &ls, &ld, out);
     if (n < 0)
         return -1;
     if (ctx && ctx->failures)
