@@ -8,6 +8,7 @@ import socket
 import struct
 import subprocess
 import tempfile
+import time
 
 CLONE_NEWNET = 0x40000000
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -173,3 +174,19 @@ def operstate(ifname, pid=None):
             return "absent"
         finally:
             s.close()
+
+
+def wait_links_gone(names, timeout=15.0):
+    """Wait while links keep disappearing (namespaces being destroyed remove
+    their veths asynchronously); return those still present."""
+    left = [n for n in names if link_exists(n)]
+    deadline = time.time() + timeout
+    last, still_since = len(left), time.time()
+    while left and time.time() < deadline:
+        time.sleep(0.1)
+        left = [n for n in left if link_exists(n)]
+        if len(left) < last:
+            last, still_since = len(left), time.time()
+        elif time.time() - still_since > 1.0:
+            break  # nothing more is going away by itself
+    return left

@@ -134,10 +134,6 @@ def clean_from_state(data, log=print):
         taps = [b for b in bridges if netops.link_exists(b)]
         netops.run_batch("ip", ["link del dev %s" % b for b in taps], check=False)
         summary["bridges"] = max(summary["bridges"], len(taps))
-    # root-namespace veth ends (switch ports): deleting one end removes the pair
-    rl = [n for n in data.get("root_links", []) if n.startswith(BRIDGE_PREFIX) and netops.link_exists(n)]
-    netops.run_batch("ip", ["link del dev %s" % n for n in rl], check=False)
-    summary["links"] = len(rl)
     hosts = [h for h in data.get("hosts", []) if same_process(h)]
     for h in hosts:
         try:
@@ -145,6 +141,14 @@ def clean_from_state(data, log=print):
         except ProcessLookupError:
             pass
     summary["hosts"] = len(hosts)
+    # namespaces die asynchronously once their last process is gone
+    deadline = time.time() + 10
+    while time.time() < deadline and any(same_process(h) for h in hosts):
+        time.sleep(0.05)
+    # root-namespace veth ends (switch ports): deleting one end removes the pair
+    rl = netops.wait_links_gone([n for n in data.get("root_links", []) if n.startswith(BRIDGE_PREFIX)])
+    netops.run_batch("ip", ["link del dev %s" % n for n in rl], check=False)
+    summary["links"] = len(rl)
     for s in data.get("sockets", []):
         if os.path.dirname(s) == AGENT_SOCK_DIR and os.path.exists(s):
             try:

@@ -5,6 +5,7 @@ import datetime
 import json
 import os
 import signal
+import socket
 import subprocess
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -112,6 +113,10 @@ class Testbed:
         self.state.save()
         os.makedirs(os.path.join(RUN_DIR, "logs"), exist_ok=True)
 
+        if self.agent_mode:  # dcn-ctl and dcn-agent on the hosts' PATH (CLI: `h00 dcn-ctl -n h00 status`)
+            d = os.path.dirname(self.ctl_bin)
+            if d not in os.environ.get("PATH", "").split(":"):
+                os.environ["PATH"] = d + ":" + os.environ.get("PATH", "")
         t0 = time.time()
         self._create_hosts()
         self._phase("hosts", t0)
@@ -182,27 +187,50 @@ class Testbed:
     def _sock(self, server):
         return os.path.join(state.AGENT_SOCK_DIR, "%s.sock" % server)
 
-    def _create_hosts(self):
+    def _create_hosts(self, workers=8):
+        """Mininet hosts, several shells started at once (each start mostly
+        waits for its bash prompt); PIDs recorded in chunks as they come."""
         w = self.wiring
         self.net = Mininet(topo=None, build=False, controller=None, autoSetMacs=False)
         n = len(w.server_list)
-        last = time.time()
-        for i, s in enumerate(w.server_list):
-            h = DcnHost(s["name"], s["id"], w.server_ip(s["id"]), self.agent_mode)
-            self.hosts[s["name"]] = h
+        t0 = last = time.time()
+
+        def make(s):
+            return DcnHost(s["name"], s["id"], w.server_ip(s["id"]), self.agent_mode)
+
+        made = {}
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            futures = [pool.submit(make, s) for s in w.server_list]
+            try:
+                for i, f in enumerate(futures):
+                    h = f.result()
+                    made[h.name] = h
+                    self.state.data["hosts"].append(state.proc_ref(h.pid, "host " + h.name))
+                    if i % 64 == 63 or i == n - 1:
+                        self.state.save()
+                    if time.time() - last > 2 and i < n - 1:
+                        self.log("*** hosts %d/%d (%.0f s)" % (i + 1, n, time.time() - t0))
+                        last = time.time()
+            finally:
+                # keep every host that did start, even on error, so teardown finds it
+                for f in futures:
+                    if f.done() and not f.cancelled() and f.exception() is None:
+                        h = f.result()
+                        made.setdefault(h.name, h)
+                        ref = state.proc_ref(h.pid, "host " + h.name)
+                        if all(r["pid"] != h.pid for r in self.state.data["hosts"]):
+                            self.state.data["hosts"].append(ref)
+                self.state.save()
+        for s in w.server_list:  # server order, as the export lists them
+            h = made[s["name"]]
+            self.hosts[h.name] = h
             self.net.hosts.append(h)
             self.net.nameToNode[h.name] = h
-            self.state.data["hosts"].append(state.proc_ref(h.pid, "host " + h.name))
-            if i % 64 == 63 or i == n - 1:
-                self.state.save()
-            if time.time() - last > 2 and i < n - 1:
-                self.log("*** hosts %d/%d" % (i + 1, n))
-                last = time.time()
         # new interfaces in the hosts inherit "no IPv6" (no RS/DAD/MLD noise on raw ports)
         for h in self.hosts.values():
             netops.write_sysctls([("/proc/sys/net/ipv6/conf/default/disable_ipv6", "1"),
                                   ("/proc/sys/net/ipv6/conf/all/disable_ipv6", "1")], h.pid)
-        self.log("*** %d hosts" % n)
+        self.log("*** %d hosts (%.1f s)" % (n, time.time() - t0))
 
     def _create_links(self):
         w = self.wiring
@@ -334,16 +362,22 @@ class Testbed:
         self.log("*** %d agents started" % len(self.agents))
 
     def agent_status(self, name, timeout=5):
+        """`dcn-ctl status --json`, spoken directly on the agent's control
+        socket (one line request, answer until close; agent/src/agent/ctl.h):
+        no process per query, which matters with thousands of agents."""
         try:
-            r = subprocess.run([self.ctl_bin, "-s", self._sock(name), "status", "--json"],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=timeout)
-        except subprocess.TimeoutExpired:
-            return None
-        if r.returncode != 0:
-            return None
-        try:
-            return json.loads(r.stdout)
-        except ValueError:
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+                s.settimeout(timeout)
+                s.connect(self._sock(name))
+                s.sendall(b"status --json\n")
+                chunks = []
+                while True:
+                    d = s.recv(65536)
+                    if not d:
+                        break
+                    chunks.append(d)
+            return json.loads(b"".join(chunks).decode())
+        except (OSError, ValueError):
             return None
 
     def _agent_dead(self, name):
@@ -368,7 +402,7 @@ class Testbed:
         deadline = time.time() + timeout
         last_print = 0
         t0 = time.time()
-        with ThreadPoolExecutor(max_workers=8) as pool:
+        with ThreadPoolExecutor(max_workers=16) as pool:
             while pending:
                 for n in list(pending):
                     dead = self._agent_dead(n)
@@ -537,8 +571,11 @@ class Testbed:
         t0 = time.time()
         self.log("*** tearing down")
         errors = []
-        for step in (self._stop_processes, self._delete_bridges, self._delete_root_links,
-                     self._stop_hosts, self._remove_sockets):
+        # Host shells go before the root-side veths: a dying namespace removes
+        # all its devices (and so their peers) in one batch, far faster than
+        # deleting thousands of veths one by one.
+        for step in (self._stop_processes, self._delete_bridges, self._stop_hosts,
+                     self._delete_root_links, self._remove_sockets):
             try:
                 step()
             except Exception as e:  # pylint: disable=broad-except
@@ -586,7 +623,7 @@ class Testbed:
             netops.run_batch("ip", ["link del dev %s" % b for b in present], check=False)
 
     def _delete_root_links(self):
-        rl = [n for n in self.state.data.get("root_links", []) if netops.link_exists(n)]
+        rl = netops.wait_links_gone(self.state.data.get("root_links", []))
         netops.run_batch("ip", ["link del dev %s" % n for n in rl], check=False)
 
     def _stop_hosts(self):
