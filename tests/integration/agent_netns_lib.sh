@@ -68,11 +68,13 @@ for s in json.load(open(sys.argv[1]))["switches"]: print(s["name"])' "$DCNT_WORK
     ip -n "$ns" link set lo up
   done
   local j=0
+  declare -gA DCNT_PEER # server interface -> its peer veth in the switch namespace
   while read -r a ap b bp kind; do
     if [ "$kind" = server-switch ]; then
       local peer="v$j"; j=$((j+1))
       ip link add "$a-eth$ap" mtu "$mtu" netns "$(dcnt_ns "$a")" type veth peer name "$peer" mtu "$mtu" netns "$sw"
       ip -n "$sw" link set "$peer" master "${DCNT_BR[$b]}" up
+      DCNT_PEER[$a-eth$ap]=$peer
       ip -n "$(dcnt_ns "$a")" link set "$a-eth$ap" up
     elif [ "$kind" = server-server ]; then
       ip link add "$a-eth$ap" mtu "$mtu" netns "$(dcnt_ns "$a")" type veth peer name "$b-eth$bp" mtu "$mtu" netns "$(dcnt_ns "$b")"

@@ -59,6 +59,25 @@ dcnt_log "h00.pcap: $hellos hello frames, $others unicast frames"
 dcnt_start_agent h00
 dcnt_wait_ready 15 || fail "h00 not ready after restart"
 
+dcnt_log "carrier loss (netlink) acts at once, before any hello is missed"
+sw_ns=$(dcnt_ns sw)
+ip -n "$sw_ns" link set "${DCNT_PEER[h00-eth1]}" down
+t0=$(date +%s%N)
+down=""
+for _ in $(seq 40); do
+  if dcnt_ctl h00 neighbors --json | /usr/bin/python3 -c 'import json,sys
+n = [x for x in json.load(sys.stdin)["neighbors"] if x["ifname"] == "h00-eth1"]
+sys.exit(0 if n and not n[0]["up"] else 1)'; then down=yes; break; fi
+  sleep 0.01
+done
+ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+[ -n "$down" ] || fail "neighbour on h00-eth1 still up after carrier loss"
+dcnt_log "neighbour on h00-eth1 down ${ms} ms after carrier loss (hello timeout would be 325 ms)"
+grep -q "carrier down" "$DCNT_WORK/h00.log" || fail "carrier change not logged"
+ip -n "$sw_ns" link set "${DCNT_PEER[h00-eth1]}" up
+dcnt_wait_ready 10 || fail "h00 not ready after carrier came back"
+dcnt_in h00 ping -c 2 -i 0.2 -W 2 "$ip_h11" >/dev/null || fail "ping after carrier came back"
+
 dcnt_log "iperf3 TCP h00 -> h11 (two hops)"
 ip netns exec "$(dcnt_ns h11)" iperf3 -s -p 5201 >/dev/null 2>&1 & DCNT_PIDS+=($!)
 sleep 0.5
