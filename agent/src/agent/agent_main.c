@@ -153,6 +153,10 @@ static void on_port(struct ev_loop *loop, ev_io *w, int revents)
         for (int i = 0; i < n; i++) {
             uint8_t *f = s->riov[i].iov_base;
             size_t len = s->rmsg[i].msg_len;
+            if (s->rfrom[i].sll_pkttype == PACKET_OTHERHOST) {
+                a->e->c.drop_other_host++;
+                continue;
+            }
             if (a->pcap)
                 pcapw_write(a->pcap, f, len, 0);
             engine_rx_frame(a->e, p, f, len);

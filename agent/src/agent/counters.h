@@ -24,6 +24,7 @@
     X(neighbor_up_events)                                                                                         \
     X(neighbor_down_events)                                                                                       \
     X(carrier_events)                                                                                             \
+    X(drop_other_host)      /* frame for another MAC (flooded by a switch); never parsed */                       \
     X(drop_truncated)       /* shorter than its headers or payload length */                                      \
     X(drop_bad_checksum)                                                                                          \
     X(drop_bad_version)                                                                                           \

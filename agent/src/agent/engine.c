@@ -459,7 +459,9 @@ static void update_rates(engine *e, uint64_t t)
 void engine_tick(engine *e)
 {
     uint64_t t = now(e);
-    if (t - e->last_hello_ms >= e->cfg.hello_ms)
+    /* a few ms of slack: a tick that fires just early must not push the
+     * hello a whole tick late */
+    if (t - e->last_hello_ms + 5 >= e->cfg.hello_ms)
         engine_send_hellos(e);
     uint64_t dead = (uint64_t)e->cfg.hello_ms * e->cfg.dead_misses + e->cfg.hello_ms / 4;
     e->c.neighbor_down_events += neigh_expire(&e->nt, t, dead);

@@ -96,6 +96,8 @@ int rawsock_open(rawsock *s, const char *ifname, char *err, size_t errlen)
         s->riov[i].iov_len = RAWSOCK_SLOT;
         s->rmsg[i].msg_hdr.msg_iov = &s->riov[i];
         s->rmsg[i].msg_hdr.msg_iovlen = 1;
+        s->rmsg[i].msg_hdr.msg_name = &s->rfrom[i];
+        s->rmsg[i].msg_hdr.msg_namelen = sizeof s->rfrom[i];
         s->tiov[i].iov_base = s->tbuf + (size_t)i * RAWSOCK_SLOT;
         s->tmsg[i].msg_hdr.msg_iov = &s->tiov[i];
         s->tmsg[i].msg_hdr.msg_iovlen = 1;
@@ -118,8 +120,10 @@ void rawsock_close(rawsock *s)
 
 int rawsock_recv_batch(rawsock *s)
 {
-    for (unsigned i = 0; i < RAWSOCK_BATCH; i++)
+    for (unsigned i = 0; i < RAWSOCK_BATCH; i++) {
         s->riov[i].iov_len = RAWSOCK_SLOT;
+        s->rmsg[i].msg_hdr.msg_namelen = sizeof s->rfrom[i];
+    }
     int n = recvmmsg(s->fd, s->rmsg, RAWSOCK_BATCH, MSG_DONTWAIT, NULL);
     return n < 0 ? 0 : n;
 }

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
+#include <linux/if_packet.h>
 
 #define RAWSOCK_BATCH 32
 #define RAWSOCK_SLOT 9728 /* one frame of up to MTU 9000 plus headers */
@@ -21,6 +22,7 @@ typedef struct rawsock {
     bool carrier;
     struct mmsghdr rmsg[RAWSOCK_BATCH];
     struct iovec riov[RAWSOCK_BATCH];
+    struct sockaddr_ll rfrom[RAWSOCK_BATCH]; /* sll_pkttype: PACKET_OTHERHOST is skipped */
     uint8_t *rbuf;
     struct mmsghdr tmsg[RAWSOCK_BATCH];
     struct iovec tiov[RAWSOCK_BATCH];
