@@ -80,6 +80,11 @@ for s in json.load(open(sys.argv[1]))["switches"]: print(s["name"])' "$DCNT_WORK
       ip link add "$a-eth$ap" mtu "$mtu" netns "$(dcnt_ns "$a")" type veth peer name "$b-eth$bp" mtu "$mtu" netns "$(dcnt_ns "$b")"
       ip -n "$(dcnt_ns "$a")" link set "$a-eth$ap" up
       ip -n "$(dcnt_ns "$b")" link set "$b-eth$bp" up
+    elif [ "$kind" = switch-switch ]; then # an MDCube fiber: a veth between two bridges
+      local pa="v$j" pb="v$((j+1))"; j=$((j+2))
+      ip -n "$sw" link add "$pa" mtu "$mtu" type veth peer name "$pb" mtu "$mtu"
+      ip -n "$sw" link set "$pa" master "${DCNT_BR[$a]}" up
+      ip -n "$sw" link set "$pb" master "${DCNT_BR[$b]}" up
     else
       echo "dcnt_setup: link kind $kind not supported" >&2; return 1
     fi

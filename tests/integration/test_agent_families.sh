@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# The one NHA scheme on the wire beyond BCube: DCell (direct server-server
+# cables, index 63) and MDCube (switch-to-switch fibers, index f + q), in
+# network namespaces. Every agent must become ready (hellos from every
+# neighbour, including the servers across a fiber) and every server must
+# reach every other server by ping over the paths BSR picks.
+# run.sh holds /run/dcn-netns.lock around this script.
+# Usage: test_agent_families.sh BUILD_DIR
+set -euo pipefail
+BUILD=$(cd "${1:?usage: test_agent_families.sh BUILD_DIR}" && pwd)
+here=$(cd "$(dirname "$0")" && pwd)
+
+one_family() { # in a subshell: own namespaces and cleanup
+  DCNT_TOPO=$1
+  DCNT_AGENT_ARGS="--hello-ms 100"
+  . "$here/agent_netns_lib.sh"
+  dcnt_setup
+  dcnt_start_agents
+  dcnt_wait_ready 20 || { echo "FAIL: $DCNT_TOPO: agents not ready"; exit 1; }
+  local n=0 bad=0
+  for a in "${DCNT_SERVERS[@]}"; do
+    for b in "${DCNT_SERVERS[@]}"; do
+      [ "$a" = "$b" ] && continue
+      n=$((n+1))
+      if ! dcnt_in "$a" ping -c 1 -W 2 "$(dcnt_ip "$b")" >/dev/null 2>&1; then
+        # one retry: the very first packet of a flow may race the probes
+        dcnt_in "$a" ping -c 1 -W 2 "$(dcnt_ip "$b")" >/dev/null 2>&1 || { echo "no reply $a -> $b"; bad=$((bad+1)); }
+      fi
+    done
+  done
+  local drops; drops=$(for s in "${DCNT_SERVERS[@]}"; do dcnt_ctl "$s" counters --json; done | /usr/bin/python3 -c '
+import json, sys
+dec = json.JSONDecoder(); text = sys.stdin.read(); i = 0; tot = {}
+while i < len(text):
+    while i < len(text) and text[i].isspace(): i += 1
+    if i >= len(text): break
+    obj, i = dec.raw_decode(text, i)
+    for k, v in obj["counters"].items():
+        if k.startswith("drop_") and k not in ("drop_other_host",): tot[k] = tot.get(k, 0) + v
+print(" ".join("%s=%d" % kv for kv in sorted(tot.items()) if kv[1]) or "none")')
+  dcnt_log "$DCNT_TOPO: ${#DCNT_SERVERS[@]} servers, $((n - bad))/$n pairs answer ping; drops: $drops"
+  [ "$bad" = 0 ] || { echo "FAIL: $DCNT_TOPO: $bad pairs unreachable"; exit 1; }
+}
+
+for topo in "dcell n=2 k=1" "mdcube n=2 k=1 m=2"; do
+  ( one_family "$topo" )
+done
+echo "PASS: test_agent_families"
