@@ -244,6 +244,40 @@ START_TEST(other_families_path_sets_are_expressible)
 }
 END_TEST
 
+
+/* MDCube fibers: index = f + q with f = n, the switch's port after its n
+ * server ports, as docs/protocol.md says. */
+START_TEST(mdcube_fiber_nha_is_n_plus_peer_port)
+{
+    if (!dcn_family_find("mdcube"))
+        return;
+    dcn_topo t;
+    tu_build(&t, "mdcube n=2 k=1 m=2");
+    int fibers = 0;
+    for (uint32_t u = 0; u < t.n_servers; u++) {
+        for (uint16_t p = 0; p < dcn_nports(&t, u); p++) {
+            uint32_t sw = dcn_peer(&t, u, p).node;
+            int f = nha_fiber_port(&t, sw);
+            if (f < 0)
+                continue;
+            ck_assert_int_eq(f, 2);
+            dcn_end far = dcn_peer(&t, sw, (uint16_t)f);
+            for (uint16_t q = 0; q < 2; q++) {
+                dcn_end v = dcn_peer(&t, far.node, q);
+                ck_assert_uint_lt(v.node, t.n_servers);
+                dcn_path path = {.len = 4, .node = {u, sw, far.node, v.node}};
+                uint8_t nha[4];
+                ck_assert_int_eq(nha_encode_path(&t, &path, nha, 4), 1);
+                ck_assert_uint_eq(nha[0], nha_make(p, 2u + q));
+                fibers++;
+            }
+        }
+    }
+    ck_assert_int_gt(fibers, 0);
+    dcn_topo_free(&t);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("agent_proto");
@@ -258,6 +292,7 @@ int main(void)
     tcase_add_test(tc, bcube_nha_is_level_and_digit);
     tcase_add_test(tc, bcube_path_sets_are_expressible);
     tcase_add_test(tc, other_families_path_sets_are_expressible);
+    tcase_add_test(tc, mdcube_fiber_nha_is_n_plus_peer_port);
     suite_add_tcase(s, tc);
     return tu_run(s);
 }
