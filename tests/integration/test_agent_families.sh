@@ -28,6 +28,11 @@ one_family() { # in a subshell: own namespaces and cleanup
       fi
     done
   done
+  # full-size packets (dcn0's MTU, don't fragment) fit the links with the header
+  local a=${DCNT_SERVERS[0]} b=${DCNT_SERVERS[${#DCNT_SERVERS[@]}-1]} mtu
+  mtu=$(dcnt_in "$a" cat /sys/class/net/dcn0/mtu)
+  dcnt_in "$a" ping -c 2 -i 0.2 -W 2 -M do -s $((mtu - 28)) "$(dcnt_ip "$b")" >/dev/null \
+    || { echo "FAIL: $DCNT_TOPO: full-size ping (dcn0 MTU $mtu) $a -> $b"; exit 1; }
   local drops; drops=$(for s in "${DCNT_SERVERS[@]}"; do dcnt_ctl "$s" counters --json; done | /usr/bin/python3 -c '
 import json, sys
 dec = json.JSONDecoder(); text = sys.stdin.read(); i = 0; tot = {}
@@ -38,11 +43,11 @@ while i < len(text):
     for k, v in obj["counters"].items():
         if k.startswith("drop_") and k not in ("drop_other_host",): tot[k] = tot.get(k, 0) + v
 print(" ".join("%s=%d" % kv for kv in sorted(tot.items()) if kv[1]) or "none")')
-  dcnt_log "$DCNT_TOPO: ${#DCNT_SERVERS[@]} servers, $((n - bad))/$n pairs answer ping; drops: $drops"
+  dcnt_log "$DCNT_TOPO: ${#DCNT_SERVERS[@]} servers, $((n - bad))/$n pairs answer ping, full-size ping at dcn0 MTU $mtu; drops: $drops"
   [ "$bad" = 0 ] || { echo "FAIL: $DCNT_TOPO: $bad pairs unreachable"; exit 1; }
 }
 
-for topo in "dcell n=2 k=1" "mdcube n=2 k=1 m=2"; do
+for topo in "dcell n=2 k=1" "mdcube n=2 k=1 m=2" "mdcube n=2 k=1 m=2x2"; do
   ( one_family "$topo" )
 done
 echo "PASS: test_agent_families"

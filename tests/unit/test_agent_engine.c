@@ -478,6 +478,94 @@ START_TEST(pcap_replay_through_the_seam)
 }
 END_TEST
 
+
+/* Every neighbour of the harness's server says hello. */
+static void all_hellos(harness *h)
+{
+    for (unsigned i = 0; i < 256; i++)
+        if (h->e.nt.e[i].valid)
+            ah_hello(h, h->e.nt.e[i].port, h->e.nt.e[i].node, 0);
+    h->nout = 0;
+}
+
+/* MDCube: a data packet from container 0 to container 3 of a 2x2 MDCube
+ * carries the intermediate container and a flow id, and is carried hop by
+ * hop (one engine per server) to the destination, the container index
+ * advancing when it enters the listed container. */
+START_TEST(mdcube_extension_end_to_end)
+{
+    if (!dcn_family_find("mdcube"))
+        return;
+    const char *spec = "mdcube n=2 k=1 m=2x2";
+    harness *h = ah_new(spec, "h0_00");
+    all_hellos(h);
+    uint32_t dst = tu_node(&h->t, "h3_11");
+    uint8_t buf[ENGINE_HEADROOM + 200];
+    ah_ipv4(buf + ENGINE_HEADROOM, h->e.self, dst, 7, 8, 100);
+    engine_from_tun(&h->e, buf, 100);
+    const ah_frame *f = ah_find(h, DCN_T_DATA);
+    ck_assert_ptr_nonnull(f);
+    uint8_t frame[2048];
+    size_t len = f->len;
+    memcpy(frame, f->data, len);
+    dcn_hdr d;
+    size_t hl;
+    ck_assert_int_eq(dcn_hdr_decode(frame + 14, len - 14, &d, &hl), DCN_DEC_OK);
+    ck_assert_uint_eq(d.flags & DCN_FLAG_MDCUBE, DCN_FLAG_MDCUBE);
+    ck_assert_uint_eq(d.n_containers, 1);
+    ck_assert(d.container[0] == 1 || d.container[0] == 2);
+    ck_assert_uint_ne(d.flow_id, 0);
+    uint32_t via = d.container[0];
+    /* walk it: each next server forwards it */
+    dcn_path path;
+    unsigned bad;
+    ck_assert_int_eq(nha_walk(&h->t, d.src, d.dst, d.nha, d.nhops, &path, &bad), NHA_WALK_OK);
+    int entered = -1;
+    for (unsigned hop = 1; hop <= d.nhops; hop++) {
+        uint32_t server = path.node[nha_server_pos(&h->t, &path, hop)];
+        uint32_t *cof = h->e.container_of;
+        if (entered < 0 && cof[server] == via)
+            entered = (int)hop;
+        char name[DCN_NAME_MAX];
+        dcn_node_name(&h->t, server, name, sizeof name);
+        harness *r = ah_new(spec, name);
+        all_hellos(r);
+        engine_rx_frame(&r->e, 0, frame, len);
+        ck_assert_int_eq(dcn_hdr_decode(frame + 14, len - 14, &d, &hl), DCN_DEC_OK);
+        if (hop == d.nhops) {
+            ck_assert_int_eq(r->ndeliv, 1);
+            ck_assert_uint_eq(r->iplen, 100);
+            ah_free(r);
+            break;
+        }
+        ck_assert_int_eq(r->nout, 1);
+        len = r->out[0].len;
+        memcpy(frame, r->out[0].data, len);
+        ck_assert_int_eq(dcn_hdr_decode(frame + 14, len - 14, &d, &hl), DCN_DEC_OK); /* checksum still right */
+        uint32_t next = path.node[nha_server_pos(&h->t, &path, hop + 1)];
+        ck_assert_uint_eq(d.container_idx, (entered > 0 || cof[next] == via) ? 1 : 0);
+        ah_free(r);
+    }
+    ck_assert_int_gt(entered, 0);
+    /* a listed container that does not exist is a malformed extension */
+    harness *r = ah_new(spec, "h0_01");
+    all_hellos(r);
+    d.container[0] = 99;
+    d.nhi = 1;
+    uint8_t bogus[512];
+    size_t n = ah_frame_build(bogus, DCN_T_DATA, d.src, d.dst, d.nha, d.nhops, 1, 0, NULL, 0);
+    (void)n;
+    dcn_hdr x = d;
+    x.flags = DCN_FLAG_MDCUBE;
+    x.payload_len = 0;
+    size_t xl = dcn_hdr_encode(&x, bogus + 14, sizeof bogus - 14);
+    engine_rx_frame(&r->e, 0, bogus, 14 + xl);
+    ck_assert_uint_eq(r->e.c.drop_bad_extension, 1);
+    ah_free(r);
+    ah_free(h);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("agent_engine");
@@ -495,6 +583,7 @@ int main(void)
     tcase_add_test(tc, probe_destination_answers_on_the_reverse_path);
     tcase_add_test(tc, carrier_loss_downs_neighbors_at_once);
     tcase_add_test(tc, pcap_replay_through_the_seam);
+    tcase_add_test(tc, mdcube_extension_end_to_end);
     suite_add_tcase(s, tc);
     return tu_run(s);
 }

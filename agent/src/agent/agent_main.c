@@ -343,7 +343,7 @@ int main(int argc, char **argv)
         }
         attach_port(a, p);
     }
-    size_t reserve = header_reserve(&a->topo, self);
+    size_t reserve = header_reserve(&a->topo, self) + engine_ext_reserve(a->e);
     unsigned tun_mtu = (unsigned)(a->opt.mtu - reserve);
     a->tun_fd = tun_open(a->opt.tun, engine_ip_of(self), tun_mtu, err, sizeof err);
     if (a->tun_fd < 0) {

@@ -1,5 +1,8 @@
 #include "engine.h"
 
+#include "containers.h"
+#include "csum.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -156,6 +159,13 @@ int engine_init(engine *e, const dcn_topo *t, uint32_t self, const engine_config
     e->ps = ps_create(t, self, &pio, cfg->seed);
     if (!e->ps)
         return -1;
+    int nc = containers_build(t, &e->container_of);
+    if (nc < 0) {
+        ps_destroy(e->ps);
+        e->ps = NULL;
+        return -1;
+    }
+    e->n_containers = (uint32_t)nc;
     e->start_ms = now(e);
     return 0;
 }
@@ -164,6 +174,61 @@ void engine_fini(engine *e)
 {
     ps_destroy(e->ps);
     e->ps = NULL;
+    free(e->container_of);
+    e->container_of = NULL;
+}
+
+size_t engine_ext_reserve(const engine *e)
+{
+    if (!e->container_of)
+        return 0;
+    uint32_t c = e->n_containers > 2 ? e->n_containers - 2 : 0;
+    return 8 + 4 * (size_t)(c < DCN_MAX_CONTAINERS ? c : DCN_MAX_CONTAINERS);
+}
+
+/* MDCube extension of a data packet: the intermediate containers the
+ * source's path crosses (neither the source's nor the destination's), in
+ * order, and a flow id (FNV-1a of the 5-tuple). -1 when more than
+ * DCN_MAX_CONTAINERS. */
+static int fill_mdcube_ext(const engine *e, const dcn_path *p, const dcn_flow_key *k, dcn_hdr *h)
+{
+    uint32_t src_c = e->container_of[p->node[0]], dst_c = e->container_of[p->node[p->len - 1]];
+    uint32_t last = src_c;
+    h->flags |= DCN_FLAG_MDCUBE;
+    h->n_containers = 0;
+    h->container_idx = 0;
+    for (uint32_t i = 1; i < p->len; i++) {
+        uint32_t c = e->container_of[p->node[i]];
+        if (c == last)
+            continue;
+        last = c;
+        if (c == src_c || c == dst_c)
+            continue;
+        if (h->n_containers >= DCN_MAX_CONTAINERS)
+            return -1;
+        h->container[h->n_containers++] = c;
+    }
+    const uint8_t bytes[13] = {(uint8_t)(k->src_ip >> 24), (uint8_t)(k->src_ip >> 16), (uint8_t)(k->src_ip >> 8),
+                               (uint8_t)k->src_ip, (uint8_t)(k->dst_ip >> 24), (uint8_t)(k->dst_ip >> 16),
+                               (uint8_t)(k->dst_ip >> 8), (uint8_t)k->dst_ip, (uint8_t)(k->src_port >> 8),
+                               (uint8_t)k->src_port, (uint8_t)(k->dst_port >> 8), (uint8_t)k->dst_port, k->proto};
+    uint32_t hash = 2166136261u;
+    for (size_t i = 0; i < sizeof bytes; i++)
+        hash = (hash ^ bytes[i]) * 16777619u;
+    h->flow_id = hash;
+    return 0;
+}
+
+/* A relay whose next hop enters the next listed container advances the
+ * extension's container index (checksum updated incrementally). */
+static void advance_container(engine *e, uint8_t *hdr, const dcn_hdr *h, uint32_t next_server)
+{
+    if (h->container_idx >= h->n_containers || e->container_of[next_server] != h->container[h->container_idx])
+        return;
+    uint8_t *ext = hdr + DCN_OFF_NHA + dcn_nha_bytes(h->nhops);
+    uint16_t old = dcn_get16(ext);
+    ext[1] = (uint8_t)(h->container_idx + 1);
+    dcn_put16(hdr + DCN_OFF_CSUM, csum_update16(dcn_get16(hdr + DCN_OFF_CSUM), old, dcn_get16(ext)));
 }
 
 /* ---- receive ---- */
@@ -306,6 +371,8 @@ static void relay(engine *e, unsigned port, uint8_t *frame, size_t len, const dc
         dcn_hdr_set_avail(hdr, avail);
         e->c.probe_relayed++;
     }
+    if (h->flags & DCN_FLAG_MDCUBE)
+        advance_container(e, hdr, h, ne->node);
     dcn_hdr_set_nhi(hdr, (uint8_t)(h->nhi + 1));
     put_eth(e, frame, ne->mac, ne->port);
     e->c.rx_ok++;
@@ -335,6 +402,15 @@ void engine_rx_frame(engine *e, unsigned port, uint8_t *frame, size_t len)
     case DCN_DEC_BAD_VERSION: e->c.drop_bad_version++; return;
     case DCN_DEC_BAD_CHECKSUM: e->c.drop_bad_checksum++; return;
     case DCN_DEC_BAD_EXTENSION: e->c.drop_bad_extension++; return;
+    }
+    if (h.flags & DCN_FLAG_MDCUBE) {
+        bool ok = e->container_of != NULL;
+        for (unsigned i = 0; ok && i < h.n_containers; i++)
+            ok = h.container[i] < e->n_containers;
+        if (!ok) {
+            e->c.drop_bad_extension++;
+            return;
+        }
     }
     const uint8_t *payload = frame + DCN_ETH_HLEN + hl;
     switch (h.type) {
@@ -407,6 +483,16 @@ void engine_from_tun(engine *e, uint8_t *buf, size_t len)
     }
     dcn_hdr h = {.type = DCN_T_DATA, .nhops = (uint8_t)n, .nhi = 1, .src = e->self, .dst = dst,
                  .pkt_id = e->next_pkt_id++, .proto = DCN_PROTO_IPV4, .payload_len = (uint16_t)len, .nha = nha};
+    if (e->container_of && fill_mdcube_ext(e, path, &k, &h) < 0) {
+        e->c.drop_too_long++;
+        return;
+    }
+    if (e->container_of && h.n_containers > 0) {
+        /* the first hop may already enter the first listed container */
+        uint32_t first = path->node[nha_server_pos(e->t, path, 1)];
+        if (e->container_of[first] == h.container[0])
+            h.container_idx = 1;
+    }
     size_t hl = dcn_hdr_len(&h);
     uint8_t *frame = ip - hl - DCN_ETH_HLEN;
     dcn_hdr_encode(&h, frame + DCN_ETH_HLEN, hl);

@@ -54,6 +54,10 @@ typedef struct engine {
     neigh_table nt;
     dcn_counters c;
     path_select *ps;
+    /* MDCube: container of every node (NULL without switch-to-switch
+     * links); data packets then carry the MDCube extension */
+    uint32_t *container_of;
+    uint32_t n_containers;
     engine_io io;
     engine_config cfg;
     uint16_t next_pkt_id;
@@ -84,6 +88,9 @@ void engine_tick(engine *e);
 void engine_carrier(engine *e, unsigned port, bool up);
 /* Sends a hello on every present port with carrier. */
 void engine_send_hellos(engine *e);
+/* Header bytes needed for the MDCube extension on this topology (0 when
+ * the topology has no containers). */
+size_t engine_ext_reserve(const engine *e);
 /* Available bandwidth of a port in one direction (out = 1: transmit). */
 uint32_t engine_port_avail(const engine *e, unsigned port, int out);
 /* Every expected neighbour (on a present port) has been heard from. */
