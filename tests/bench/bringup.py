@@ -13,6 +13,7 @@ import fcntl
 import json
 import os
 import platform
+import random
 import subprocess
 import sys
 import threading
@@ -38,6 +39,18 @@ def mem_used_kib():
             k, v = line.split(":")
             info[k] = int(v.split()[0])
     return info["MemTotal"] - info["MemAvailable"]
+
+
+def pss_kib(pid):
+    """Proportional set size of one process (shared pages split fairly)."""
+    try:
+        with open("/proc/%d/smaps_rollup" % pid) as f:
+            for line in f:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
 
 
 def rss_kib(pidfile):
@@ -84,7 +97,15 @@ def one_run(build, spec, switch, log, hello_ms):
             rec["datapath"] = tb.datapath
             rec["ovs_vswitchd_rss_kib"] = rss_kib("/var/run/openvswitch/ovs-vswitchd.pid")
         n = rec["servers"]
-        pairs = smoke.choose_pairs([s["name"] for s in tb.wiring.server_list], max_pairs=min(2 * n, 600))
+        rec["loadavg_1m_when_up"] = round(os.getloadavg()[0], 1)
+        rec["pss_mib_agents"] = round(sum(pss_kib(p.pid) for p in tb.agents.values()) / 1024.0, 1)
+        rec["pss_mib_host_shells"] = round(sum(pss_kib(h.pid) for h in tb.hosts.values()) / 1024.0, 1)
+        names = [s["name"] for s in tb.wiring.server_list]
+        if n <= 256:
+            pairs = smoke.choose_pairs(names, max_pairs=min(2 * n, 600))
+        else:  # the agents alone keep 2 cores busy at this size: a small random sample
+            rng = random.Random(7)
+            pairs = sorted({tuple(rng.sample(names, 2)) for _ in range(128)})
         ok, failed = smoke.ping_pairs(tb, pairs)
         rec["ping_sample"] = {"pairs": len(pairs), "ok": len(ok), "failed": len(failed)}
         rec["ok"] = True
@@ -122,7 +143,8 @@ def main():
         print("   " + msg, flush=True)
 
     runs = []
-    if True:  # the machine-wide lock is taken per run, so other suites can interleave
+    # the machine-wide lock is taken per run, so other suites can interleave
+    if True:
         plan = []
         for size in [int(x) for x in a.sizes.split(",") if x]:
             for sw in a.switch.split(","):
@@ -152,7 +174,18 @@ def main():
             print("   -> %s" % json.dumps({k: rec.get(k) for k in ("ok", "up_s", "peak_mem_mib", "error")}),
                   flush=True)
             runs.append(rec)
+            write_summary(a.out, runs, a.build)
+    write_summary(a.out, runs, a.build)
+    print("wrote %s" % a.out)
+    return 0
+
+
+def write_summary(out, runs, build):
+    head = subprocess.run(["git", "-C", REPO, "rev-parse", "--short", "HEAD"], stdout=subprocess.PIPE,
+                          stderr=subprocess.DEVNULL, text=True).stdout.strip()
     summary = {
+        "repo_head": head,
+        "build_dir": os.path.abspath(build),
         "what": "testbed bring-up: start to every dcn-agent ready, peak extra memory (MemTotal-MemAvailable above the level before the run)",
         "machine": {"cpus": os.cpu_count(), "kernel": platform.release(),
                     "mem_total_mib": round((mem_used_kib() + 0) / 1024.0)},
@@ -161,11 +194,9 @@ def main():
     }
     with open("/proc/meminfo") as f:
         summary["machine"]["mem_total_mib"] = round(int(f.readline().split()[1]) / 1024.0)
-    os.makedirs(os.path.dirname(a.out), exist_ok=True)
-    with open(a.out, "w") as f:
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    with open(out, "w") as f:
         json.dump(summary, f, indent=2)
-    print("wrote %s" % a.out)
-    return 0
 
 
 if __name__ == "__main__":
