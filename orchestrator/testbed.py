@@ -172,6 +172,12 @@ class Testbed:
             self.log("***   high-speed switch-switch links: %s" % linkclass.describe(self.highspeed_link))
         if self.agent_mode:
             self.log("*** servers: dcn-agent each (hello %d ms, %d misses)" % (self.hello_ms, self.dead_misses))
+            most = max((s["ports"] for s in w.server_list), default=0)
+            if most > 4:
+                # docs/protocol.md: NHA = out port (2 high bits) | index (6 bits)
+                self.log("*** WARNING: servers have %d ports but the DCN header's NHA carries a 2-bit "
+                         "out port (ports 0..3): paths leaving by port 4 or higher fail "
+                         "(measured: bcube n=2 k=4 answers 354 of 992 pairs)" % most)
         else:
             self.log("*** servers: plain IP on their ports, no agent")
 
