@@ -96,6 +96,22 @@ class DcnCLI(CLI):
                                                         st.get("neighbors_total"),
                                                         " ready" if st.get("ready") else ""))
 
+    def do_ctl(self, line):
+        """ctl H [status|neighbors|flows|counters|paths DST] [--json]: dcn-ctl for
+        server H's agent (`h00 dcn-ctl -n h00` does not work: Mininet turns the
+        second h00 into its address)."""
+        args = line.split()
+        if len(args) < 2 or not self.tb.agent_mode:
+            output("usage: ctl SERVER COMMAND [ARG] [--json] (agents only)\n")
+            return
+        if args[0] not in self.tb.hosts:
+            output("*** no server named %s\n" % args[0])
+            return
+        import subprocess
+        r = subprocess.run([self.tb.ctl_bin, "-s", self.tb._sock(args[0])] + args[1:],  # pylint: disable=protected-access
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=10)
+        output(r.stdout)
+
     def do_events(self, _line):
         "events: the failure-injection log of this run."
         for e in self.tb.events:

@@ -84,7 +84,7 @@ def main(argv=None):
         if sys.stdin.isatty() and not a.no_cli:
             from orchestrator.cli import DcnCLI
             tb.log("*** CLI: Mininet commands plus link_down/link_up A B, server_down/server_up H, "
-                   "switch_down/switch_up S, switches, wiring [NODE], agents, events; exit to tear down")
+                   "switch_down/switch_up S, ctl H CMD, switches, wiring [NODE], agents, events; exit to tear down")
             DcnCLI(tb)
         elif a.hold:
             tb.log("*** holding the testbed up (pid %d); SIGTERM or Ctrl-C tears it down" % os.getpid())
