@@ -41,7 +41,7 @@ build: deps
 $(TEST_BUILD)/CMakeCache.txt:
 	@cmake -S . -B $(TEST_BUILD) -DCMAKE_BUILD_TYPE=Debug -DDCN_SANITIZE=ON >/dev/null
 
-test-unit: deps $(TEST_BUILD)/CMakeCache.txt
+test-unit: build $(TEST_BUILD)/CMakeCache.txt
 	@cmake -S . -B $(TEST_BUILD) >/dev/null
 	@cmake --build $(TEST_BUILD) -j $(JOBS)
 	@cd $(TEST_BUILD) && ctest --output-on-failure -j $(JOBS)

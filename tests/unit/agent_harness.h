@@ -80,7 +80,7 @@ static inline harness *ah_new(const char *spec, const char *self)
         ep->present = true;
         ep->carrier = true;
         ep->capacity_mbps = 1000;
-        snprintf(ep->ifname, sizeof ep->ifname, "%s-eth%u", self, p);
+        ck_assert_int_lt(snprintf(ep->ifname, sizeof ep->ifname, "%s-eth%u", self, p), (int)sizeof ep->ifname);
         ah_mac(h->e.self, p, ep->mac);
     }
     return h;
