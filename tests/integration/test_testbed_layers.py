@@ -153,3 +153,11 @@ def test_bad_spec_creates_nothing():
                        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     assert r.returncode == 2 and "leaves" in r.stdout
     assert state.load() is None
+
+
+def test_topology_the_agent_cannot_run_creates_nothing():
+    # Five server ports do not fit the header's 2-bit NHA port: refused up front.
+    r = subprocess.run([sys.executable, ENTRY, "--build-dir", BUILD, "--topo", "bcube n=2 k=4"],
+                       stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    assert r.returncode == 2 and "5 ports" in r.stdout, r.stdout
+    assert state.load() is None

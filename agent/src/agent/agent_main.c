@@ -13,6 +13,7 @@
 
 #include "ctl_server.h"
 #include "engine.h"
+#include "nha.h"
 #include "linkmon.h"
 #include "options.h"
 #include "pcap_io.h"
@@ -306,10 +307,20 @@ int main(int argc, char **argv)
         fprintf(stderr, "dcn-agent: --topo: %s\n", err);
         return 2;
     }
+    if (nha_topology_check(&a->topo, err, sizeof err) < 0) {
+        fprintf(stderr, "dcn-agent: --topo %s: %s\n", a->opt.topo, err);
+        return 2;
+    }
     uint32_t self = dcn_node_lookup(&a->topo, a->opt.name);
     if (self == DCN_NONE || self >= a->topo.n_servers) {
         fprintf(stderr, "dcn-agent: --name %s is not a server of %s\n", a->opt.name, a->opt.topo);
         return 2;
+    }
+    if (a->opt.check) {
+        printf("dcn-agent: %s: %s can run here (%u servers, NHA limits respected)\n", a->opt.topo, a->opt.name,
+               a->topo.n_servers);
+        dcn_topo_free(&a->topo);
+        return 0;
     }
     if (a->opt.log[0] && !freopen(a->opt.log, "a", stderr)) {
         fprintf(stdout, "dcn-agent: cannot open log %s: %s\n", a->opt.log, strerror(errno));

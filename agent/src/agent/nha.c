@@ -1,5 +1,34 @@
 #include "nha.h"
 
+#include <stdio.h>
+
+int nha_topology_check(const dcn_topo *t, char *err, size_t errlen)
+{
+    for (uint32_t v = 0; v < t->n_servers; v++)
+        if (dcn_nports(t, v) > NHA_MAX_PORTS) {
+            snprintf(err, errlen,
+                     "servers have %u ports, but the header's NHA names at most %u (2-bit port; BCube k <= 3)",
+                     dcn_nports(t, v), NHA_MAX_PORTS);
+            return -1;
+        }
+    for (uint32_t sw = t->n_servers; sw < dcn_n_nodes(t); sw++) {
+        int f = nha_fiber_port(t, sw);
+        unsigned reach = dcn_nports(t, sw);
+        if (f >= 0) {
+            dcn_end fe = dcn_peer(t, sw, (uint16_t)f);
+            reach = (unsigned)f + dcn_nports(t, fe.node);
+        }
+        if (reach > NHA_DIRECT) {
+            snprintf(err, errlen,
+                     "a switch reaches %u server ports, but the header's NHA index names at most %u (6 bits, 63 "
+                     "reserved)",
+                     reach, NHA_DIRECT);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 int nha_fiber_port(const dcn_topo *t, uint32_t sw)
 {
     uint16_t np = dcn_nports(t, sw);

@@ -12,6 +12,7 @@
 #ifndef DCN_AGENT_NHA_H
 #define DCN_AGENT_NHA_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "topo/path.h"
@@ -23,6 +24,12 @@
 static inline uint8_t nha_make(unsigned port, unsigned index) { return (uint8_t)(port << 6 | (index & 63)); }
 static inline unsigned nha_port(uint8_t nha) { return nha >> 6; }
 static inline unsigned nha_index(uint8_t nha) { return nha & 63; }
+
+/* Whether every server-to-server hop of t can be named by one NHA: servers
+ * have at most NHA_MAX_PORTS ports, and every switch port index (plus the
+ * fiber offset for MDCube) stays below NHA_DIRECT. Returns 0, or -1 with a
+ * one-line reason naming the limit. */
+int nha_topology_check(const dcn_topo *t, char *err, size_t errlen);
 
 /* The first port of switch sw whose peer is a switch, or -1. */
 int nha_fiber_port(const dcn_topo *t, uint32_t sw);

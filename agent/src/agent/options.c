@@ -74,7 +74,7 @@ int agent_ifname(const agent_options *o, unsigned port, char *out, size_t len)
 
 enum {
     OPT_TOPO = 1000, OPT_NAME, OPT_IFFMT, OPT_PORT, OPT_CTL, OPT_HELLO, OPT_DEAD, OPT_CAP, OPT_MTU, OPT_PCAP,
-    OPT_TUN, OPT_SEED, OPT_LOG, OPT_PID, OPT_FG, OPT_HELP
+    OPT_TUN, OPT_SEED, OPT_LOG, OPT_PID, OPT_FG, OPT_CHECK, OPT_HELP
 };
 
 static const struct option longopts[] = {
@@ -93,6 +93,7 @@ static const struct option longopts[] = {
     {"log", required_argument, NULL, OPT_LOG},
     {"pidfile", required_argument, NULL, OPT_PID},
     {"foreground", no_argument, NULL, OPT_FG},
+    {"check", no_argument, NULL, OPT_CHECK},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
 };
@@ -218,6 +219,7 @@ int agent_options_parse(agent_options *o, int argc, char **argv, char *err, size
                 goto toolong;
             break;
         case OPT_FG: o->foreground = true; break;
+        case OPT_CHECK: o->check = true; break;
         case OPT_HELP:
             snprintf(err, errlen, "usage: dcn-agent --topo \"FAMILY k=v ...\" --name SERVER [options], see docs/protocol.md");
             return -1;

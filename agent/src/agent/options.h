@@ -21,6 +21,7 @@ typedef struct agent_options {
     char pcap[256], tun[16], log[256], pidfile[256];
     uint64_t seed;
     bool foreground;
+    bool check; /* --check: validate the options and the topology, then exit */
 } agent_options;
 
 /* Parses argv. Returns 0, or -1 with one clear line in err. */
