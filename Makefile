@@ -2,6 +2,7 @@
 #   sudo make testbed    the BCube paper's testbed (BCube_1, n=4) on Mininet
 #   sudo make test       every test: C unit tests (sanitized), CLI and integration tests
 SHELL := /bin/bash
+MAKEFLAGS += --no-print-directory
 BUILD      ?= build
 TEST_BUILD ?= build-test
 JOBS       ?= $(shell nproc)

@@ -24,10 +24,28 @@ def _on_signal(signum, _frame):
     raise Terminated("signal %d" % signum)
 
 
+TOPOLOGY_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "topologies")
+
+
+def resolve_topo(spec):
+    """A named topology (topologies/NAME.topo) becomes the spec it holds;
+    anything else is passed through as a dcn-topo spec."""
+    path = os.path.join(TOPOLOGY_DIR, spec.strip() + ".topo")
+    if "/" in spec or not os.path.isfile(path):
+        return spec
+    with open(path) as f:
+        lines = [l.strip() for l in f if l.strip() and not l.lstrip().startswith("#")]
+    if len(lines) != 1:
+        raise ValueError("%s must hold exactly one spec line" % path)
+    return lines[0]
+
+
 def parse_args(argv):
     ap = argparse.ArgumentParser(description="DCN testbed on Mininet")
     ap.add_argument("--build-dir", default="build")
-    ap.add_argument("--topo", default="bcube n=4 k=1", help='family and parameters, e.g. "bcube n=4 k=1"')
+    ap.add_argument("--topo", default="bcube n=4 k=1",
+                    help='family and parameters, e.g. "bcube n=4 k=1", or a name from topologies/ '
+                         '(e.g. mdcube-testbed)')
     ap.add_argument("--clean", action="store_true", help="remove what a killed run left (state file)")
     ap.add_argument("--switch", choices=("ovs", "lxbr"), default="ovs")
     ap.add_argument("--datapath", choices=("system", "netdev"), default=None,
@@ -46,6 +64,10 @@ def parse_args(argv):
     ap.add_argument("--hold", action="store_true",
                     help="without a TTY, keep the testbed up until SIGTERM/SIGINT instead of exiting")
     a = ap.parse_args(argv)
+    try:
+        a.topo = resolve_topo(a.topo)
+    except ValueError as e:
+        ap.error(str(e))
     if not 576 <= a.mtu <= 9000:
         ap.error("--mtu must be 576..9000")
     if a.hello_ms < 10 or a.dead_misses < 1:

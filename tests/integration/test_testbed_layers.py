@@ -161,3 +161,17 @@ def test_topology_the_agent_cannot_run_creates_nothing():
                        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     assert r.returncode == 2 and "5 ports" in r.stdout, r.stdout
     assert state.load() is None
+
+
+def test_named_topologies_resolve_to_buildable_specs():
+    sys.path.insert(0, os.path.join(testing.REPO, "orchestrator"))
+    import dcn_testbed  # noqa: E402
+    names = sorted(f[:-5] for f in os.listdir(dcn_testbed.TOPOLOGY_DIR) if f.endswith(".topo"))
+    assert "bcube-testbed" in names and "mdcube-testbed" in names
+    assert dcn_testbed.resolve_topo("bcube-testbed") == "bcube n=4 k=1"
+    assert dcn_testbed.resolve_topo("bcube n=2 k=1") == "bcube n=2 k=1"
+    topo_bin = os.path.join(BUILD, "agent", "src", "cli", "dcn-topo")
+    for name in names:
+        spec = dcn_testbed.resolve_topo(name).split()
+        r = subprocess.run([topo_bin, "stats", *spec, "--bfs-limit", "0"], capture_output=True, text=True)
+        assert r.returncode == 0, (name, r.stderr)
