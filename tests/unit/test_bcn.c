@@ -13,46 +13,6 @@
 #include "topo/bfs.h"
 #include "topo/json.h"
 
-/* Check records every passing ck_assert; hot loops use CHECK, which only
- * calls into Check on failure. */
-#define CHECK(cond, ...)                                                                                               \
-    do {                                                                                                               \
-        if (!(cond))                                                                                                   \
-            ck_abort_msg(__VA_ARGS__);                                                                                 \
-    } while (0)
-
-/* tu_check_pathset without the per-path bookkeeping. */
-static void check_paths(const dcn_topo *t, const dcn_pathset *s, uint32_t src, uint32_t dst, const dcn_failures *f)
-{
-    for (uint32_t i = 0; i < s->count; i++) {
-        const dcn_path *p = &s->path[i];
-        const char *why = NULL;
-        if (!dcn_path_valid(p, t, f, &why) || p->node[0] != src || p->node[p->len - 1] != dst)
-            tu_check_pathset(t, s, src, dst, f, 0); /* reports the details */
-    }
-}
-
-static long long formula(const dcn_topo *t, const char *key)
-{
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    ck_assert_ptr_nonnull(f);
-    dcn_json j;
-    dcn_json_init(&j, f, 0);
-    dcn_json_obj_begin(&j, NULL);
-    t->family->formulas(t, &j);
-    dcn_json_obj_end(&j);
-    fclose(f);
-    char pat[64];
-    snprintf(pat, sizeof pat, "\"%s\":", key);
-    char *at = strstr(buf, pat);
-    ck_assert_msg(at != NULL, "formula %s missing in %s", key, buf);
-    long long v = strtoll(at + strlen(pat), NULL, 10);
-    free(buf);
-    return v;
-}
-
 static void check_server_disjoint(const dcn_topo *t, const dcn_pathset *s, uint32_t src, uint32_t dst)
 {
     uint32_t ssw = dcn_peer(t, src, 0).node, dsw = dcn_peer(t, dst, 0).node;
@@ -61,7 +21,7 @@ static void check_server_disjoint(const dcn_topo *t, const dcn_pathset *s, uint3
             for (uint32_t i = 1; i + 1 < s->path[a].len; i++) {
                 uint32_t v = s->path[a].node[i];
                 if (v != ssw && v != dsw)
-                    CHECK(!dcn_path_contains(&s->path[b], v), "paths %u and %u share node %u: %s", b, a, v,
+                    TU_CHECK(!dcn_path_contains(&s->path[b], v), "paths %u and %u share node %u: %s", b, a, v,
                           tu_path_str(t, &s->path[a]));
             }
 }
@@ -112,7 +72,7 @@ START_TEST(bcn_slave_ids_ranks_and_rules)
                 for (uint32_t i = 1; i <= d.s; i++) {
                     hcn_label l;
                     hcn_slave_label(&d, 1, v, i, &l);
-                    CHECK(!hcn_is_master(&d, &l) && hcn_rank(&d, &l) == v && hcn_slave_id(&d, &l) == i, "High/Low");
+                    TU_CHECK(!hcn_is_master(&d, &l) && hcn_rank(&d, &l) == v && hcn_slave_id(&d, &l) == i, "High/Low");
                 }
             /* the rule is a perfect matching of (u,i), one cable per pair of copies */
             uint32_t U = d.copies;
@@ -121,18 +81,18 @@ START_TEST(bcn_slave_ids_ranks_and_rules)
                 for (uint32_t i = 1; i <= d.s; i++) {
                     uint32_t u2, i2, u3, i3;
                     hcn_slave_rule(&d, u, i, &u2, &i2);
-                    CHECK(u2 >= 1 && u2 <= U && u2 != u && i2 >= 1 && i2 <= d.s, "rule leaves the range");
+                    TU_CHECK(u2 >= 1 && u2 <= U && u2 != u && i2 >= 1 && i2 <= d.s, "rule leaves the range");
                     hcn_slave_rule(&d, u2, i2, &u3, &i3);
-                    CHECK(u3 == u && i3 == i, "rule is not an involution");
+                    TU_CHECK(u3 == u && i3 == i, "rule is not an involution");
                     pair[(u - 1) * U + (u2 - 1)]++;
                     /* GetInterLink finds this very cable */
                     hcn_label a, b;
                     hcn_inter_link(&d, u, u2, 1, &a, &b);
-                    CHECK(hcn_slave_id(&d, &a) == i && hcn_slave_id(&d, &b) == i2, "GetInterLink");
+                    TU_CHECK(hcn_slave_id(&d, &a) == i && hcn_slave_id(&d, &b) == i2, "GetInterLink");
                 }
             for (uint32_t u = 0; u < U; u++)
                 for (uint32_t w = 0; w < U; w++)
-                    CHECK(pair[u * U + w] == (u != w), "copies %u,%u joined %u times", u, w, pair[u * U + w]);
+                    TU_CHECK(pair[u * U + w] == (u != w), "copies %u,%u joined %u times", u, w, pair[u * U + w]);
             free(pair);
         }
     /* the corrected Eq. 3 on s = 4: (1,1) <-> (2,4) */
@@ -153,9 +113,9 @@ START_TEST(bcn_counts_of_the_paper)
     ck_assert_uint_eq(t.n_servers, 5856);
     ck_assert_uint_eq(t.n_switches, 366);
     ck_assert_uint_eq(t.n_links - t.n_servers, 2745);
-    ck_assert_int_eq(formula(&t, "servers"), 5856);
-    ck_assert_int_eq(formula(&t, "port2_cables"), 2745);
-    ck_assert_int_eq(formula(&t, "diameter_bound_server_hops"), 7);
+    ck_assert_int_eq(tu_formula(&t, "servers"), 5856);
+    ck_assert_int_eq(tu_formula(&t, "port2_cables"), 2745);
+    ck_assert_int_eq(tu_formula(&t, "diameter_bound_server_hops"), 7);
     char name[DCN_NAME_MAX];
     dcn_node_name(&t, 0, name, sizeof name);
     ck_assert_str_eq(name, "h1_1_1");
@@ -211,12 +171,12 @@ START_TEST(bcn_counts_match_the_formulas)
                 hcn_label lv, lw;
                 hcn_server_label(d, v, &lv);
                 hcn_server_label(d, w, &lw);
-                CHECK(hcn_is_master(d, &lv) == hcn_is_master(d, &lw), "master-slave cable");
+                TU_CHECK(hcn_is_master(d, &lv) == hcn_is_master(d, &lw), "master-slave cable");
                 if (!hcn_is_master(d, &lv)) {
                     slave_cables++;
-                    CHECK(lv.u != lw.u && hcn_rank(d, &lv) == hcn_rank(d, &lw), "slave cable %u-%u", v, w);
+                    TU_CHECK(lv.u != lw.u && hcn_rank(d, &lv) == hcn_rank(d, &lw), "slave cable %u-%u", v, w);
                 } else {
-                    CHECK(lv.u == lw.u, "master cable across copies");
+                    TU_CHECK(lv.u == lw.u, "master cable across copies");
                 }
             }
             if (h < g) {
@@ -226,11 +186,11 @@ START_TEST(bcn_counts_match_the_formulas)
                 ck_assert_uint_eq(port2, U * (ah * a - a) / 2 + ah * b * U / 2);
                 ck_assert_uint_eq(slave_cables, ah * b * U / 2);
                 ck_assert_uint_eq(degree1, a * U);
-                ck_assert_int_eq(formula(&t, "degree1_servers"), (long long)degree1);
+                ck_assert_int_eq(tu_formula(&t, "degree1_servers"), (long long)degree1);
             }
-            ck_assert_int_eq(formula(&t, "servers"), (long long)t.n_servers);
-            ck_assert_int_eq(formula(&t, "switches"), (long long)t.n_switches);
-            ck_assert_int_eq(formula(&t, "port2_cables"), (long long)port2);
+            ck_assert_int_eq(tu_formula(&t, "servers"), (long long)t.n_servers);
+            ck_assert_int_eq(tu_formula(&t, "switches"), (long long)t.n_switches);
+            ck_assert_int_eq(tu_formula(&t, "port2_cables"), (long long)port2);
             check_names(&t);
             dcn_topo_free(&t);
         }
@@ -256,16 +216,16 @@ START_TEST(bcn_all_pairs_routes_and_path_sets)
             for (uint32_t b = 0; b < t.n_servers; b++) {
                 if (a == b)
                     continue;
-                CHECK(tu_paths(&t, "route", a, b, NULL, 1, r) == 1, "no route");
-                check_paths(&t, r, a, b, NULL);
-                CHECK(dcn_path_server_hops(&r->path[0], &t) <= diameter_bound(d), "%s: route too long: %s", specs[k],
+                TU_CHECK(tu_paths(&t, "route", a, b, NULL, 1, r) == 1, "no route");
+                tu_check_paths_fast(&t, r, a, b, NULL);
+                TU_CHECK(dcn_path_server_hops(&r->path[0], &t) <= diameter_bound(d), "%s: route too long: %s", specs[k],
                       tu_path_str(&t, &r->path[0]));
                 int n = tu_paths(&t, NULL, a, b, NULL, 1, s);
                 int same_switch = dcn_peer(&t, a, 0).node == dcn_peer(&t, b, 0).node;
-                CHECK(n == (same_switch ? 1 : (int)d->alpha - 1), "%s %u->%u: %d paths", specs[k], a, b, n);
-                check_paths(&t, s, a, b, NULL);
+                TU_CHECK(n == (same_switch ? 1 : (int)d->alpha - 1), "%s %u->%u: %d paths", specs[k], a, b, n);
+                tu_check_paths_fast(&t, s, a, b, NULL);
                 check_server_disjoint(&t, s, a, b);
-                CHECK(r->path[0].len == s->path[0].len &&
+                TU_CHECK(r->path[0].len == s->path[0].len &&
                           !memcmp(r->path[0].node, s->path[0].node, r->path[0].len * sizeof r->path[0].node[0]),
                       "%s %u->%u: path 0 is not the route", specs[k], a, b);
             }
@@ -288,8 +248,8 @@ START_TEST(bcn_path_set_across_copies_of_the_paper_network)
         uint32_t a = dcn_rng_below(&rng, t.n_servers), b = dcn_rng_below(&rng, t.n_servers);
         if (a == b || dcn_peer(&t, a, 0).node == dcn_peer(&t, b, 0).node)
             continue;
-        CHECK(tu_paths(&t, NULL, a, b, NULL, 1, s) == 5, "not 5 paths");
-        check_paths(&t, s, a, b, NULL);
+        TU_CHECK(tu_paths(&t, NULL, a, b, NULL, 1, s) == 5, "not 5 paths");
+        tu_check_paths_fast(&t, s, a, b, NULL);
         check_server_disjoint(&t, s, a, b);
     }
     free(s);
@@ -314,7 +274,7 @@ START_TEST(bcn_diameter_and_mean_path_lengths)
         for (uint32_t a = 0; a < t.n_servers; a++) {
             dcn_bfs_server_distances(&t, a, NULL, NULL, hops);
             for (uint32_t b = 0; b < t.n_servers; b++) {
-                CHECK(hops[b] != UINT32_MAX, "disconnected");
+                TU_CHECK(hops[b] != UINT32_MAX, "disconnected");
                 diam = hops[b] > diam ? hops[b] : diam;
                 sum += hops[b];
             }
@@ -331,7 +291,7 @@ START_TEST(bcn_diameter_and_mean_path_lengths)
             for (uint32_t a = 0; a < t.n_servers; a++)
                 for (uint32_t b = 0; b < t.n_servers; b++)
                     if (a != b) {
-                        CHECK(tu_paths(&t, "route", a, b, NULL, 1, s) == 1, "no route");
+                        TU_CHECK(tu_paths(&t, "route", a, b, NULL, 1, s) == 1, "no route");
                         route_sum += dcn_path_server_hops(&s->path[0], &t);
                     }
             ck_assert_msg(fabs(route_sum / pairs - 5.736) < 0.0005, "mean route %f", route_sum / pairs);
@@ -419,11 +379,11 @@ START_TEST(bcn_reroute_survives_every_single_failure)
                         continue;
                     int n = tu_paths(&t, "reroute", a, b, &f, 1, s);
                     int exists = dcn_bfs_path(&t, a, b, &f, NULL, &bfs) == 0;
-                    CHECK(n == exists, "%s scenario %u %u->%u: %d paths, bfs %d", specs[k], c, a, b, n, exists);
-                    check_paths(&t, s, a, b, &f);
+                    TU_CHECK(n == exists, "%s scenario %u %u->%u: %d paths, bfs %d", specs[k], c, a, b, n, exists);
+                    tu_check_paths_fast(&t, s, a, b, &f);
                     int papers_case = (c < t.n_servers && c != a && c != b) || (c >= nn && (c - nn) % 2 == 1);
                     if (papers_case && d->alpha >= 3 && d->beta >= 2) {
-                        CHECK(hcn_reroute(&t, a, b, &f, &full, &trace) == 1 && trace.len > 0,
+                        TU_CHECK(hcn_reroute(&t, a, b, &f, &full, &trace) == 1 && trace.len > 0,
                               "%s scenario %u %u->%u used the fallback", specs[k], c, a, b);
                     }
                 }

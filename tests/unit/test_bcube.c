@@ -50,28 +50,6 @@ static void build_shape(dcn_topo *t, uint32_t n, uint32_t k, uint32_t parts)
     tu_build(t, spec);
 }
 
-/* One member of the family's formulas JSON. */
-static long long formula(const dcn_topo *t, const char *key)
-{
-    char *buf = NULL, pat[64];
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    ck_assert_ptr_nonnull(f);
-    dcn_json j;
-    dcn_json_init(&j, f, 0);
-    dcn_json_obj_begin(&j, NULL);
-    t->family->formulas(t, &j);
-    dcn_json_obj_end(&j);
-    dcn_json_end(&j);
-    fclose(f);
-    snprintf(pat, sizeof pat, "\"%s\":", key);
-    char *p = strstr(buf, pat);
-    ck_assert_msg(p != NULL, "formula %s missing in %s", key, buf);
-    long long v = strtoll(p + strlen(pat), NULL, 10);
-    free(buf);
-    return v;
-}
-
 /* Switch name the paper's way: "s<l>_" and the k label digits. */
 static void expected_switch_name(shape s, uint32_t l, uint32_t server, char *buf, size_t len)
 {
@@ -98,12 +76,12 @@ START_TEST(counts_match_formulas_and_wiring_follows_the_paper)
                 ck_assert_uint_eq(t.n_servers, servers);
                 ck_assert_uint_eq(t.n_switches, switches);
                 ck_assert_uint_eq(t.n_links, servers * (k + 1));
-                ck_assert_int_eq(formula(&t, "servers"), (long long)servers);
-                ck_assert_int_eq(formula(&t, "switches"), (long long)switches);
-                ck_assert_int_eq(formula(&t, "links"), (long long)(servers * (k + 1)));
-                ck_assert_int_eq(formula(&t, "full_servers"), (long long)(n * nk));
-                ck_assert_int_eq(formula(&t, "full_switches"), (long long)((k + 1) * nk));
-                ck_assert_int_eq(formula(&t, "full_links"), (long long)(n * nk * (k + 1)));
+                ck_assert_int_eq(tu_formula(&t, "servers"), (long long)servers);
+                ck_assert_int_eq(tu_formula(&t, "switches"), (long long)switches);
+                ck_assert_int_eq(tu_formula(&t, "links"), (long long)(servers * (k + 1)));
+                ck_assert_int_eq(tu_formula(&t, "full_servers"), (long long)(n * nk));
+                ck_assert_int_eq(tu_formula(&t, "full_switches"), (long long)((k + 1) * nk));
+                ck_assert_int_eq(tu_formula(&t, "full_links"), (long long)(n * nk * (k + 1)));
                 if (parts == n) {
                     ck_assert_uint_eq(t.n_servers, ipow(n, k + 1));
                     ck_assert_uint_eq(t.n_switches, (k + 1) * nk);
@@ -113,7 +91,7 @@ START_TEST(counts_match_formulas_and_wiring_follows_the_paper)
                     for (uint16_t p = 0; p < dcn_nports(&t, v); p++)
                         free_ports += dcn_peer(&t, v, p).node == DCN_NONE;
                 ck_assert_uint_eq(free_ports, (n - parts) * nk);
-                ck_assert_int_eq(formula(&t, "free_switch_ports"), (long long)free_ports);
+                ck_assert_int_eq(tu_formula(&t, "free_switch_ports"), (long long)free_ports);
                 /* Server port l goes to switch <l, A minus digit l>, on its port A[l]. */
                 for (uint32_t a = 0; a < t.n_servers; a++) {
                     ck_assert_uint_eq(dcn_nports(&t, a), k + 1);
@@ -157,7 +135,7 @@ START_TEST(papers_container_and_defaults)
     ck_assert_uint_eq(t.n_servers, 2048);
     ck_assert_uint_eq(t.n_switches, 1280);
     ck_assert_uint_eq(t.n_links, 8192);
-    ck_assert_int_eq(formula(&t, "parallel_paths"), 4);
+    ck_assert_int_eq(tu_formula(&t, "parallel_paths"), 4);
     dcn_topo_free(&t);
     tu_build(&t, "bcube"); /* the testbed: BCube_1, n=4 */
     ck_assert_uint_eq(t.n_servers, 16);
@@ -365,7 +343,7 @@ START_TEST(pathset_all_pairs_of_small_instances)
             for (uint32_t b = 0; b < t.n_servers; b++)
                 if (a != b)
                     check_parallel_paths(&t, shapes[c], a, b, set);
-        ck_assert_int_eq(formula(&t, "longest_parallel_path_server_hops"), (long long)longest_seen);
+        ck_assert_int_eq(tu_formula(&t, "longest_parallel_path_server_hops"), (long long)longest_seen);
         dcn_topo_free(&t);
     }
     free(set);
@@ -413,7 +391,7 @@ START_TEST(partial_bcube_detours_to_a_present_part)
     /* parts = 1: the level-k ports lead to no other server, so k paths. */
     tu_build(&t, "bcube n=4 k=2 parts=1");
     ck_assert_int_eq(tu_paths(&t, NULL, tu_node(&t, "h001"), tu_node(&t, "h032"), NULL, 1, set), 2);
-    ck_assert_int_eq(formula(&t, "parallel_paths"), 2);
+    ck_assert_int_eq(tu_formula(&t, "parallel_paths"), 2);
     dcn_topo_free(&t);
     free(set);
 }
@@ -498,7 +476,7 @@ START_TEST(bfs_diameter_is_k_plus_1)
             }
         }
         ck_assert_uint_eq(diameter, shapes[c].parts == 1 ? shapes[c].k : shapes[c].k + 1);
-        ck_assert_int_eq(formula(&t, "diameter_server_hops"), (long long)diameter);
+        ck_assert_int_eq(tu_formula(&t, "diameter_server_hops"), (long long)diameter);
         free(hops);
         dcn_topo_free(&t);
     }

@@ -10,40 +10,6 @@
 #include "topo/bfs.h"
 #include "topo/json.h"
 
-#define CHECK(cond, ...)                                                                                               \
-    do {                                                                                                               \
-        if (!(cond))                                                                                                   \
-            ck_abort_msg(__VA_ARGS__);                                                                                 \
-    } while (0)
-
-static long long formula(const dcn_topo *t, const char *key)
-{
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    ck_assert_ptr_nonnull(f);
-    dcn_json j;
-    dcn_json_init(&j, f, 0);
-    dcn_json_obj_begin(&j, NULL);
-    t->family->formulas(t, &j);
-    dcn_json_obj_end(&j);
-    fclose(f);
-    char pat[64];
-    snprintf(pat, sizeof pat, "\"%s\":", key);
-    char *at = strstr(buf, pat);
-    ck_assert_msg(at != NULL, "formula %s missing in %s", key, buf);
-    long long v = strtoll(at + strlen(pat), NULL, 10);
-    free(buf);
-    return v;
-}
-
-static const char *name_of(const dcn_topo *t, uint32_t v)
-{
-    static char buf[DCN_NAME_MAX];
-    dcn_node_name(t, v, buf, sizeof buf);
-    return buf;
-}
-
 /* N_k = N_(k-1) * (N_(k-1)/2^k + 1), N_0 = n. */
 static uint64_t ficonn_servers(uint64_t n, uint32_t k)
 {
@@ -71,17 +37,17 @@ START_TEST(ficonn_counts_of_the_paper)
     ck_assert_uint_eq(t.n_servers, 5328); /* the paper prints 5,327 */
     ck_assert_uint_eq(t.n_switches, 333);
     ck_assert_uint_eq(t.n_links - t.n_servers, (5328 - 1332) / 2);
-    ck_assert_int_eq(formula(&t, "free_port2_servers"), 1332);
-    ck_assert_int_eq(formula(&t, "bisection_lower_bound"), 5328 / 16);
+    ck_assert_int_eq(tu_formula(&t, "free_port2_servers"), 1332);
+    ck_assert_int_eq(tu_formula(&t, "bisection_lower_bound"), 5328 / 16);
     dcn_topo_free(&t);
     /* FiConn(48,2): the formula, then the built network (fast enough) */
     ck_assert_uint_eq(ficonn_servers(48, 2), 361200);
     tu_build(&t, "ficonn n=48 k=2");
     ck_assert_uint_eq(t.n_servers, 361200);
-    ck_assert_int_eq(formula(&t, "servers"), 361200);
-    ck_assert_int_eq(formula(&t, "port2_cables"), (361200 - 361200 / 4) / 2);
-    ck_assert_str_eq(name_of(&t, t.n_servers - 1), "h300_24_47");
-    ck_assert_str_eq(name_of(&t, dcn_n_nodes(&t) - 1), "s300_24");
+    ck_assert_int_eq(tu_formula(&t, "servers"), 361200);
+    ck_assert_int_eq(tu_formula(&t, "port2_cables"), (361200 - 361200 / 4) / 2);
+    ck_assert_str_eq(tu_name(&t, t.n_servers - 1), "h300_24_47");
+    ck_assert_str_eq(tu_name(&t, dcn_n_nodes(&t) - 1), "s300_24");
     dcn_topo_free(&t);
 }
 END_TEST
@@ -104,7 +70,7 @@ START_TEST(ficonn_counts_match_the_recurrence)
             ck_assert_uint_eq(t.n_switches, N / n);
             uint64_t b = N >> k, free_backup = 0, cables = 0, per_level[6] = {0};
             for (uint32_t v = 0; v < t.n_servers; v++) {
-                CHECK(dcn_peer(&t, v, 0).node == dcn_switch_node(&t, v / n), "server %u's switch", v);
+                TU_CHECK(dcn_peer(&t, v, 0).node == dcn_switch_node(&t, v / n), "server %u's switch", v);
                 uint32_t w = dcn_peer(&t, v, 1).node;
                 /* the level of a server's backup cable: v = 2^(l-1)-1 mod 2^l */
                 uint32_t level = 1;
@@ -112,10 +78,10 @@ START_TEST(ficonn_counts_match_the_recurrence)
                     level++;
                 if (w == DCN_NONE) {
                     free_backup++;
-                    CHECK(level > k, "server %u at level %u has no backup cable", v, level);
+                    TU_CHECK(level > k, "server %u at level %u has no backup cable", v, level);
                     continue;
                 }
-                CHECK(level <= k && dcn_kind(&t, w) == DCN_SERVER, "server %u's backup cable", v);
+                TU_CHECK(level <= k && dcn_kind(&t, w) == DCN_SERVER, "server %u's backup cable", v);
                 if (w > v) {
                     cables++;
                     per_level[level]++;
@@ -123,11 +89,11 @@ START_TEST(ficonn_counts_match_the_recurrence)
             }
             ck_assert_uint_eq(free_backup, b);
             ck_assert_uint_eq(cables, (N - b) / 2);
-            ck_assert_int_eq(formula(&t, "port2_cables"), (long long)cables);
+            ck_assert_int_eq(tu_formula(&t, "port2_cables"), (long long)cables);
             for (uint32_t l = 1; l <= k; l++) {
                 char key[32];
                 snprintf(key, sizeof key, "port2_cables_level_%u", l);
-                ck_assert_int_eq(formula(&t, key), (long long)per_level[l]);
+                ck_assert_int_eq(tu_formula(&t, key), (long long)per_level[l]);
                 uint64_t g = ficonn_servers(n, l - 1) / (1ull << (l - 1)) / 2 + 1;
                 ck_assert_uint_eq(per_level[l], N / ficonn_servers(n, l) * g * (g - 1) / 2);
             }
@@ -140,22 +106,22 @@ START_TEST(ficonn_names)
 {
     dcn_topo t;
     tu_build(&t, "ficonn n=4 k=2");
-    ck_assert_str_eq(name_of(&t, 0), "h0_0_0");
-    ck_assert_str_eq(name_of(&t, 9), "h0_2_1");
-    ck_assert_str_eq(name_of(&t, 47), "h3_2_3");
-    ck_assert_str_eq(name_of(&t, t.n_servers + 11), "s3_2");
+    ck_assert_str_eq(tu_name(&t, 0), "h0_0_0");
+    ck_assert_str_eq(tu_name(&t, 9), "h0_2_1");
+    ck_assert_str_eq(tu_name(&t, 47), "h3_2_3");
+    ck_assert_str_eq(tu_name(&t, t.n_servers + 11), "s3_2");
     /* FiConn's level-2 cable [0, uid 9] - [3, uid 1] */
     ck_assert_int_eq(dcn_topo_port_to(&t, tu_node(&t, "h0_2_1"), tu_node(&t, "h3_0_1")), 1);
     for (uint32_t v = 0; v < dcn_n_nodes(&t); v++)
-        ck_assert_uint_eq(dcn_node_lookup(&t, name_of(&t, v)), v);
+        ck_assert_uint_eq(dcn_node_lookup(&t, tu_name(&t, v)), v);
     dcn_topo_free(&t);
     tu_build(&t, "ficonn n=6 k=0");
-    ck_assert_str_eq(name_of(&t, 5), "h5");
-    ck_assert_str_eq(name_of(&t, 6), "s0");
+    ck_assert_str_eq(tu_name(&t, 5), "h5");
+    ck_assert_str_eq(tu_name(&t, 6), "s0");
     dcn_topo_free(&t);
     tu_build(&t, "ficonn n=4 k=4"); /* h21_6_3_2_3 would be 11 characters: ids */
-    ck_assert_str_eq(name_of(&t, 7391), "h7391");
-    ck_assert_str_eq(name_of(&t, t.n_servers), "s0");
+    ck_assert_str_eq(tu_name(&t, 7391), "h7391");
+    ck_assert_str_eq(tu_name(&t, t.n_servers), "s0");
     dcn_topo_free(&t);
 }
 END_TEST
@@ -174,12 +140,12 @@ START_TEST(ficonn_tor_all_pairs)
             for (uint32_t b = 0; b < t.n_servers; b++) {
                 if (a == b)
                     continue;
-                CHECK(tu_paths(&t, NULL, a, b, NULL, 1, s) == 1, "no route");
+                TU_CHECK(tu_paths(&t, NULL, a, b, NULL, 1, s) == 1, "no route");
                 const char *why = NULL;
                 const dcn_path *p = &s->path[0];
-                CHECK(dcn_path_valid(p, &t, NULL, &why) && p->node[0] == a && p->node[p->len - 1] == b,
+                TU_CHECK(dcn_path_valid(p, &t, NULL, &why) && p->node[0] == a && p->node[p->len - 1] == b,
                       "%s: bad route (%s): %s", specs[q], why, tu_path_str(&t, p));
-                CHECK(dcn_path_server_hops(p, &t) <= (2u << k) - 1, "%s: route too long", specs[q]);
+                TU_CHECK(dcn_path_server_hops(p, &t) <= (2u << k) - 1, "%s: route too long", specs[q]);
             }
         dcn_topo_free(&t);
     }
@@ -213,13 +179,13 @@ START_TEST(ficonn_diameter_and_mean_shortest_path)
         for (uint32_t a = 0; a < t.n_servers; a++) {
             dcn_bfs_server_distances(&t, a, NULL, NULL, hops);
             for (uint32_t b = 0; b < t.n_servers; b++) {
-                CHECK(hops[b] != UINT32_MAX, "disconnected");
+                TU_CHECK(hops[b] != UINT32_MAX, "disconnected");
                 diam = hops[b] > diam ? hops[b] : diam;
                 sum += hops[b];
             }
         }
         ck_assert_uint_le(diam, (2u << k) - 1);
-        ck_assert_int_eq(formula(&t, "diameter_bound_server_hops"), (2u << k) - 1);
+        ck_assert_int_eq(tu_formula(&t, "diameter_bound_server_hops"), (2u << k) - 1);
         if (q == 3) {
             double mean = sum / ((double)t.n_servers * (t.n_servers - 1));
             ck_assert_msg(fabs(mean - 5.535) < 0.0005, "mean %f", mean);

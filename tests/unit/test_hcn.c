@@ -13,53 +13,6 @@
 #include "topo/json.h"
 
 /* One member of the family's formulas, rendered to JSON and read back. */
-/* Check records every passing ck_assert; hot loops use CHECK, which only
- * calls into Check on failure. */
-#define CHECK(cond, ...)                                                                                               \
-    do {                                                                                                               \
-        if (!(cond))                                                                                                   \
-            ck_abort_msg(__VA_ARGS__);                                                                                 \
-    } while (0)
-
-/* tu_check_pathset without the per-path bookkeeping. */
-static void check_paths(const dcn_topo *t, const dcn_pathset *s, uint32_t src, uint32_t dst, const dcn_failures *f)
-{
-    for (uint32_t i = 0; i < s->count; i++) {
-        const dcn_path *p = &s->path[i];
-        const char *why = NULL;
-        if (!dcn_path_valid(p, t, f, &why) || p->node[0] != src || p->node[p->len - 1] != dst)
-            tu_check_pathset(t, s, src, dst, f, 0); /* reports the details */
-    }
-}
-
-static long long formula(const dcn_topo *t, const char *key)
-{
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    ck_assert_ptr_nonnull(f);
-    dcn_json j;
-    dcn_json_init(&j, f, 0);
-    dcn_json_obj_begin(&j, NULL);
-    t->family->formulas(t, &j);
-    dcn_json_obj_end(&j);
-    fclose(f);
-    char pat[64];
-    snprintf(pat, sizeof pat, "\"%s\":", key);
-    char *at = strstr(buf, pat);
-    ck_assert_msg(at != NULL, "formula %s missing in %s", key, buf);
-    long long v = strtoll(at + strlen(pat), NULL, 10);
-    free(buf);
-    return v;
-}
-
-static const char *name_of(const dcn_topo *t, uint32_t v)
-{
-    static char buf[DCN_NAME_MAX];
-    dcn_node_name(t, v, buf, sizeof buf);
-    return buf;
-}
-
 /* Names are <= 10 characters of [a-z0-9_] starting with a letter, unique,
  * and dcn_node_lookup finds them again. */
 static void check_names(const dcn_topo *t)
@@ -97,7 +50,7 @@ static void check_server_disjoint(const dcn_topo *t, const dcn_pathset *s, uint3
                 uint32_t v = s->path[a].node[i];
                 if (v == ssw || v == dsw)
                     continue;
-                CHECK(!dcn_path_contains(&s->path[b], v), "paths %u and %u share %s: %s", b, a, name_of(t, v),
+                TU_CHECK(!dcn_path_contains(&s->path[b], v), "paths %u and %u share %s: %s", b, a, tu_name(t, v),
                       tu_path_str(t, &s->path[a]));
             }
 }
@@ -126,8 +79,8 @@ START_TEST(hcn_definition2_wiring_and_ports)
 {
     dcn_topo t;
     tu_build(&t, "hcn n=4 h=2");
-    ck_assert_str_eq(name_of(&t, 0), "h111");
-    ck_assert_str_eq(name_of(&t, t.n_servers), "s11");
+    ck_assert_str_eq(tu_name(&t, 0), "h111");
+    ck_assert_str_eq(tu_name(&t, t.n_servers), "s11");
     uint32_t s144 = tu_node(&t, "h144"), s411 = tu_node(&t, "h411");
     ck_assert_int_eq(dcn_topo_port_to(&t, s144, s411), 1);
     ck_assert_int_eq(dcn_topo_port_to(&t, s411, s144), 1);
@@ -162,13 +115,13 @@ START_TEST(hcn_counts_match_the_formulas)
             ck_assert_uint_eq(t.n_switches, hcn_ipow(n, h));
             uint64_t per_level[HCN_MAX_H + 2] = {0}, free_port1 = 0, cables = 0;
             for (uint32_t v = 0; v < t.n_servers; v++) {
-                CHECK(dcn_nports(&t, v) == 2 && dcn_kind(&t, dcn_peer(&t, v, 0).node) == DCN_SWITCH, "server %u ports", v);
+                TU_CHECK(dcn_nports(&t, v) == 2 && dcn_kind(&t, dcn_peer(&t, v, 0).node) == DCN_SWITCH, "server %u ports", v);
                 uint32_t w = dcn_peer(&t, v, 1).node;
                 if (w == DCN_NONE) {
                     free_port1++;
                     continue;
                 }
-                CHECK(dcn_kind(&t, w) == DCN_SERVER, "port 1 of %u not on a server", v);
+                TU_CHECK(dcn_kind(&t, w) == DCN_SERVER, "port 1 of %u not on a server", v);
                 if (w > v) {
                     cables++;
                     per_level[level_of_cable(d, v, w)]++;
@@ -182,12 +135,12 @@ START_TEST(hcn_counts_match_the_formulas)
                 ck_assert_uint_eq(per_level[j], hcn_ipow(n, h - j + 1) * (n - 1) / 2);
                 char key[32];
                 snprintf(key, sizeof key, "port2_cables_level_%u", j);
-                ck_assert_int_eq(formula(&t, key), (long long)per_level[j]);
+                ck_assert_int_eq(tu_formula(&t, key), (long long)per_level[j]);
             }
-            ck_assert_int_eq(formula(&t, "servers"), (long long)t.n_servers);
-            ck_assert_int_eq(formula(&t, "switches"), (long long)t.n_switches);
-            ck_assert_int_eq(formula(&t, "port2_cables"), (long long)cables);
-            ck_assert_int_eq(formula(&t, "parallel_paths"), n - 1);
+            ck_assert_int_eq(tu_formula(&t, "servers"), (long long)t.n_servers);
+            ck_assert_int_eq(tu_formula(&t, "switches"), (long long)t.n_switches);
+            ck_assert_int_eq(tu_formula(&t, "port2_cables"), (long long)cables);
+            ck_assert_int_eq(tu_formula(&t, "parallel_paths"), n - 1);
             dcn_topo_free(&t);
         }
 }
@@ -197,18 +150,18 @@ START_TEST(hcn_names_for_large_digits)
 {
     dcn_topo t;
     tu_build(&t, "hcn n=12 h=2");
-    ck_assert_str_eq(name_of(&t, tu_node(&t, "h12_3_1")), "h12_3_1");
-    ck_assert_str_eq(name_of(&t, t.n_servers + t.n_switches - 1), "s12_12");
+    ck_assert_str_eq(tu_name(&t, tu_node(&t, "h12_3_1")), "h12_3_1");
+    ck_assert_str_eq(tu_name(&t, t.n_servers + t.n_switches - 1), "s12_12");
     check_names(&t);
     dcn_topo_free(&t);
     tu_build(&t, "hcn n=12 h=3"); /* h12_12_12_12 would be 12 characters: ids */
-    ck_assert_str_eq(name_of(&t, 5), "h5");
-    ck_assert_str_eq(name_of(&t, t.n_servers + 7), "s7");
+    ck_assert_str_eq(tu_name(&t, 5), "h5");
+    ck_assert_str_eq(tu_name(&t, t.n_servers + 7), "s7");
     check_names(&t);
     dcn_topo_free(&t);
     tu_build(&t, "hcn n=5 h=0");
-    ck_assert_str_eq(name_of(&t, t.n_servers), "s0");
-    ck_assert_str_eq(name_of(&t, 4), "h5");
+    ck_assert_str_eq(tu_name(&t, t.n_servers), "s0");
+    ck_assert_str_eq(tu_name(&t, 4), "h5");
     check_names(&t);
     dcn_topo_free(&t);
 }
@@ -363,17 +316,17 @@ START_TEST(hcn_all_pairs_paths_are_valid_and_disjoint)
                 uint32_t m = hcn_common_prefix(d, &la, &lb);
                 int want = m >= d->h ? 1 : (int)d->n - 1;
                 int got = tu_paths(&t, NULL, a, b, NULL, 1, s);
-                CHECK(got == want, "%s %u->%u: %d paths, want %d", specs[k], a, b, got, want);
-                check_paths(&t, s, a, b, NULL);
+                TU_CHECK(got == want, "%s %u->%u: %d paths, want %d", specs[k], a, b, got, want);
+                tu_check_paths_fast(&t, s, a, b, NULL);
                 check_server_disjoint(&t, s, a, b);
                 uint32_t i = d->h - m;
                 for (uint32_t p = 0; p < s->count; p++)
-                    CHECK(dcn_path_server_hops(&s->path[p], &t) <= (m >= d->h ? 1 : 3u * (1u << i) - 1),
+                    TU_CHECK(dcn_path_server_hops(&s->path[p], &t) <= (m >= d->h ? 1 : 3u * (1u << i) - 1),
                           "%s: path too long: %s", specs[k], tu_path_str(&t, &s->path[p]));
-                CHECK(tu_paths(&t, "fdim", a, b, NULL, 1, r) == 1, "no fdim route");
-                check_paths(&t, r, a, b, NULL);
-                CHECK(dcn_path_server_hops(&r->path[0], &t) <= (2u << d->h) - 1, "fdim too long");
-                CHECK(r->path[0].len == s->path[0].len &&
+                TU_CHECK(tu_paths(&t, "fdim", a, b, NULL, 1, r) == 1, "no fdim route");
+                tu_check_paths_fast(&t, r, a, b, NULL);
+                TU_CHECK(dcn_path_server_hops(&r->path[0], &t) <= (2u << d->h) - 1, "fdim too long");
+                TU_CHECK(r->path[0].len == s->path[0].len &&
                           !memcmp(r->path[0].node, s->path[0].node, r->path[0].len * sizeof r->path[0].node[0]),
                       "path 0 of the set is not FdimRouting");
             }
@@ -397,12 +350,12 @@ START_TEST(hcn_bfs_diameter_is_2_pow_h_plus_1_minus_1)
         for (uint32_t a = 0; a < t.n_servers; a++) {
             dcn_bfs_server_distances(&t, a, NULL, NULL, hops);
             for (uint32_t b = 0; b < t.n_servers; b++) {
-                CHECK(hops[b] != UINT32_MAX, "disconnected");
+                TU_CHECK(hops[b] != UINT32_MAX, "disconnected");
                 diam = hops[b] > diam ? hops[b] : diam;
             }
         }
         ck_assert_msg(diam == (2u << cases[k][1]) - 1, "%s: diameter %u", spec, diam);
-        ck_assert_int_eq(formula(&t, "diameter_server_hops"), diam);
+        ck_assert_int_eq(tu_formula(&t, "diameter_server_hops"), diam);
         free(hops);
         dcn_topo_free(&t);
     }
@@ -441,14 +394,14 @@ START_TEST(hcn_reroute_survives_every_single_failure)
                         continue;
                     int n = tu_paths(&t, "reroute", a, b, &f, 1, s);
                     int exists = dcn_bfs_path(&t, a, b, &f, NULL, &bfs) == 0;
-                    CHECK(n == exists, "%s scenario %u %u->%u: %d paths, bfs %d", specs[k], c, a, b, n, exists);
-                    check_paths(&t, s, a, b, &f);
+                    TU_CHECK(n == exists, "%s scenario %u %u->%u: %d paths, bfs %d", specs[k], c, a, b, n, exists);
+                    tu_check_paths_fast(&t, s, a, b, &f);
                     /* a failed server or port-2 cable is the paper's case:
                      * its rules, not the fallback, must produce the path */
                     int papers_case = (c < t.n_servers && c != a && c != b) || (c >= nn && (c - nn) % 2 == 1);
                     if (papers_case) {
                         dcn_path full, trace;
-                        CHECK(hcn_reroute(&t, a, b, &f, &full, &trace) == 1 && trace.len > 0,
+                        TU_CHECK(hcn_reroute(&t, a, b, &f, &full, &trace) == 1 && trace.len > 0,
                               "%s scenario %u %u->%u used the fallback", specs[k], c, a, b);
                     }
                 }
@@ -487,8 +440,8 @@ START_TEST(hcn_reroute_under_random_failures)
                 continue;
             int n = tu_paths(&t, "reroute", a, b, &f, 1, s);
             int exists = dcn_bfs_path(&t, a, b, &f, NULL, &bfs) == 0;
-            CHECK(n == exists, "%u->%u: %d paths, bfs %d", a, b, n, exists);
-            check_paths(&t, s, a, b, &f);
+            TU_CHECK(n == exists, "%u->%u: %d paths, bfs %d", a, b, n, exists);
+            tu_check_paths_fast(&t, s, a, b, &f);
         }
     }
     free(s);

@@ -75,33 +75,6 @@ static int is_fiber(const dcn_topo *t, uint32_t a, uint32_t b) { return a >= t->
 /* Theorem 1: h = 4k+3+D(2k+3). */
 static uint32_t theorem1(const shape *s) { return 4 * s->k + 3 + (s->dims - 1) * (2 * s->k + 3); }
 
-static const char *name_of(const dcn_topo *t, uint32_t v)
-{
-    static char buf[DCN_NAME_MAX];
-    dcn_node_name(t, v, buf, sizeof buf);
-    return buf;
-}
-
-static long long formula(const dcn_topo *t, const char *key)
-{
-    char *buf = NULL, pat[64];
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    ck_assert_ptr_nonnull(f);
-    dcn_json j;
-    dcn_json_init(&j, f, 0);
-    dcn_json_obj_begin(&j, NULL);
-    t->family->formulas(t, &j);
-    dcn_json_obj_end(&j);
-    fclose(f);
-    snprintf(pat, sizeof pat, "\"%s\":", key);
-    char *at = strstr(buf, pat);
-    ck_assert_msg(at != NULL, "formula %s missing in %s", key, buf);
-    long long v = atoll(at + strlen(pat));
-    free(buf);
-    return v;
-}
-
 /* ---- the testbed (n=2, k=1, m=5) ---- */
 
 START_TEST(testbed_wiring_table)
@@ -128,16 +101,16 @@ START_TEST(testbed_wiring_table)
             /* The far end: container y's switch towards x, off + (x if x < y else x-1). */
             char want[16];
             snprintf(want, sizeof want, "s%d_%s", y, label[x < y ? x : x - 1]);
-            ck_assert_str_eq(name_of(&t, e.node), want);
+            ck_assert_str_eq(tu_name(&t, e.node), want);
         }
     /* Server 3.11: level-0 port to 3.1*, level-1 port to 3.*1, on port 1 of each. */
     uint32_t h = tu_node(&t, "h3_11");
     ck_assert_uint_eq(h, 3 * 4 + 3);
-    ck_assert_str_eq(name_of(&t, dcn_peer(&t, h, 0).node), "s3_1x");
-    ck_assert_str_eq(name_of(&t, dcn_peer(&t, h, 1).node), "s3_x1");
+    ck_assert_str_eq(tu_name(&t, dcn_peer(&t, h, 0).node), "s3_1x");
+    ck_assert_str_eq(tu_name(&t, dcn_peer(&t, h, 1).node), "s3_x1");
     ck_assert_uint_eq(dcn_peer(&t, h, 0).port, 1);
     ck_assert_uint_eq(dcn_peer(&t, h, 1).port, 1);
-    ck_assert_str_eq(name_of(&t, dcn_peer(&t, tu_node(&t, "s2_x0"), 1).node), "h2_10");
+    ck_assert_str_eq(tu_name(&t, dcn_peer(&t, tu_node(&t, "s2_x0"), 1).node), "h2_10");
     dcn_topo_free(&t);
 }
 END_TEST
@@ -284,7 +257,7 @@ static void check_theorem4(const dcn_topo *t, const shape *s, const dcn_pathset 
             mark_intermediate(t, s, &set->path[j], m2, ac, bc);
             for (uint32_t c = 0; c < s->M; c++)
                 REQUIRE(!(m1[c] && m2[c]), "%s -> %s: paths %u and %u both cross container %u",
-                              name_of(t, a), name_of(t, b), j, i, c);
+                              tu_name(t, a), tu_name(t, b), j, i, c);
         }
     }
     REQUIRE(direct >= 1, "no direct path");
@@ -299,7 +272,7 @@ static void check_parallel(const dcn_topo *t, const dcn_pathset *set)
             for (uint32_t x = 1; x + 1 < p->len; x++)
                 if (dcn_path_contains(q, p->node[x]))
                     REQUIRE(is_fiber(t, p->node[x - 1], p->node[x]) || is_fiber(t, p->node[x], p->node[x + 1]),
-                                  "parallel paths share %s", name_of(t, p->node[x]));
+                                  "parallel paths share %s", tu_name(t, p->node[x]));
         }
 }
 
@@ -367,7 +340,7 @@ START_TEST(bfs_distances_within_theorem1)
         }
     }
     ck_assert_msg(diameter <= theorem1(&s), "%s: diameter %u > h=%u", small[_i], diameter, theorem1(&s));
-    ck_assert_int_eq(formula(&t, "theorem1_max_path_links"), theorem1(&s));
+    ck_assert_int_eq(tu_formula(&t, "theorem1_max_path_links"), theorem1(&s));
     if (s.dims == 1 && s.copies == 1)
         ck_assert_uint_eq(diameter, theorem1(&s)); /* 2(2k+1)+1 is reached in a complete 1-D MDCube */
     free(links);
@@ -415,7 +388,7 @@ START_TEST(random_failures_give_valid_paths)
                         REQUIRE(n == -1, "parallel needs k+1 <= n");
                         continue;
                     }
-                    REQUIRE(n >= 0, "%s: request %s -> #%u refused", algos[al] ? algos[al] : "pathset", name_of(&t, a), b);
+                    REQUIRE(n >= 0, "%s: request %s -> #%u refused", algos[al] ? algos[al] : "pathset", tu_name(&t, a), b);
                     for (uint32_t i = 0; i < set->count; i++) {
                         const char *why = NULL;
                         REQUIRE(dcn_path_valid(&set->path[i], &t, &f, &why), "%s: invalid (%s): %s",
@@ -476,7 +449,7 @@ START_TEST(all_to_all_fiber_load)
             while (bw >= off + s.m[d] - 1)
                 off += s.m[d++] - 1;
             ck_assert_msg(load[w] == s.t * N / s.m[d], "%s: fiber of switch %s carries %u flows, not tN/m_%u = %u",
-                          specs[x], name_of(&t, N + w), load[w], d, s.t * N / s.m[d]);
+                          specs[x], tu_name(&t, N + w), load[w], d, s.t * N / s.m[d]);
         }
         free(set);
         free(load);
@@ -494,10 +467,10 @@ static void check_wiring(const dcn_topo *t)
     ck_assert_uint_eq(t->n_switches, s.g * s.M);
     uint64_t fibers = (uint64_t)s.M * s.G / 2 * s.copies;
     ck_assert_uint_eq(t->n_links, (uint64_t)t->n_servers * (s.k + 1) + fibers);
-    ck_assert_int_eq(formula(t, "servers"), t->n_servers);
-    ck_assert_int_eq(formula(t, "switches"), t->n_switches);
-    ck_assert_int_eq(formula(t, "fibers"), (long long)fibers);
-    ck_assert_int_eq(formula(t, "links"), (long long)t->n_links);
+    ck_assert_int_eq(tu_formula(t, "servers"), t->n_servers);
+    ck_assert_int_eq(tu_formula(t, "switches"), t->n_switches);
+    ck_assert_int_eq(tu_formula(t, "fibers"), (long long)fibers);
+    ck_assert_int_eq(tu_formula(t, "links"), (long long)t->n_links);
     for (uint32_t c = 0; c < s.M; c++)
         for (uint32_t w = 0; w < s.g; w++) {
             uint32_t sw = switch_node(t, &s, c, w);
@@ -556,8 +529,8 @@ START_TEST(incomplete_mdcube)
             }
             ck_assert_uint_eq(links, 2);
         }
-    ck_assert_int_eq(formula(&t, "cabling_copies"), 2);
-    ck_assert_int_eq(formula(&t, "idle_switches_per_container"), 0);
+    ck_assert_int_eq(tu_formula(&t, "cabling_copies"), 2);
+    ck_assert_int_eq(tu_formula(&t, "idle_switches_per_container"), 0);
     /* Copy 1 of GetLink is another fiber between the same containers. */
     dcn_path p0, p1;
     md_choice c0 = {0, 0}, c1 = {0, 1};
@@ -573,8 +546,8 @@ START_TEST(incomplete_mdcube)
     tu_build(&t, "mdcube n=3 k=2 m=5");
     s = shape_of(&t);
     ck_assert_uint_eq(s.copies, 6);
-    ck_assert_int_eq(formula(&t, "idle_switches_per_container"), 3);
-    ck_assert_int_eq(formula(&t, "fibers"), 5 * 4 / 2 * 6);
+    ck_assert_int_eq(tu_formula(&t, "idle_switches_per_container"), 3);
+    ck_assert_int_eq(tu_formula(&t, "fibers"), 5 * 4 / 2 * 6);
     for (uint32_t c = 0; c < 5; c++) {
         uint32_t idle = 0;
         for (uint32_t w = 0; w < 27; w++)

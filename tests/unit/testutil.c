@@ -1,5 +1,7 @@
 #include "testutil.h"
 
+#include "topo/json.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,6 +85,44 @@ void tu_check_pathset(const dcn_topo *t, const dcn_pathset *s, uint32_t src, uin
                 ck_assert_msg(dcn_paths_node_disjoint(p, &s->path[j]), "paths %u and %u share a node: %s", j, i,
                               tu_path_str(t, p));
     }
+}
+
+void tu_check_paths_fast(const dcn_topo *t, const dcn_pathset *s, uint32_t src, uint32_t dst,
+                         const dcn_failures *f)
+{
+    for (uint32_t i = 0; i < s->count; i++) {
+        const dcn_path *p = &s->path[i];
+        if (!dcn_path_valid(p, t, f, NULL) || p->node[0] != src || p->node[p->len - 1] != dst)
+            tu_check_pathset(t, s, src, dst, f, 0); /* reports the details */
+    }
+}
+
+long long tu_formula(const dcn_topo *t, const char *key)
+{
+    char *buf = NULL, pat[64];
+    size_t len = 0;
+    ck_assert_ptr_nonnull(t->family->formulas);
+    FILE *f = open_memstream(&buf, &len);
+    ck_assert_ptr_nonnull(f);
+    dcn_json j;
+    dcn_json_init(&j, f, 0);
+    dcn_json_obj_begin(&j, NULL);
+    t->family->formulas(t, &j);
+    dcn_json_obj_end(&j);
+    fclose(f);
+    snprintf(pat, sizeof pat, "\"%s\":", key);
+    char *at = strstr(buf, pat);
+    ck_assert_msg(at != NULL, "formula %s missing in %s", key, buf);
+    long long v = strtoll(at + strlen(pat), NULL, 10);
+    free(buf);
+    return v;
+}
+
+const char *tu_name(const dcn_topo *t, uint32_t v)
+{
+    static char buf[DCN_NAME_MAX];
+    dcn_node_name(t, v, buf, sizeof buf);
+    return buf;
 }
 
 int tu_run(Suite *s)

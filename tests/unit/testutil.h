@@ -23,6 +23,20 @@ int tu_paths(const dcn_topo *t, const char *algo, uint32_t src, uint32_t dst, co
 /* Every path valid link by link (under f), from src to dst; pairwise node-disjoint if asked. */
 void tu_check_pathset(const dcn_topo *t, const dcn_pathset *s, uint32_t src, uint32_t dst, const dcn_failures *f,
                       int want_disjoint);
+/* tu_check_pathset for hot loops: calls into Check only when a path is bad
+ * (Check records every passing assertion, which is slow over all pairs). */
+void tu_check_paths_fast(const dcn_topo *t, const dcn_pathset *s, uint32_t src, uint32_t dst,
+                         const dcn_failures *f);
+/* An assertion for hot loops, with the same message form as ck_assert_msg. */
+#define TU_CHECK(cond, ...)                                                                                            \
+    do {                                                                                                               \
+        if (!(cond))                                                                                                   \
+            ck_abort_msg(__VA_ARGS__);                                                                                 \
+    } while (0)
+/* One member of the family's `formulas` JSON (what `dcn-topo stats` prints). */
+long long tu_formula(const dcn_topo *t, const char *key);
+/* A node's name (static buffer, valid until the next call). */
+const char *tu_name(const dcn_topo *t, uint32_t v);
 /* Runs a suite with CK_NORMAL output; returns the process exit status. */
 int tu_run(Suite *s);
 
