@@ -19,6 +19,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "benchlib.h"
 #include "topo/bfs.h"
 #include "topo/families/bcdc_route.h"
 #include "topo/family.h"
@@ -27,24 +28,7 @@
 
 static volatile uint64_t sink;
 
-static double now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, size_t n)
-{
-    qsort(v, n, sizeof *v, cmp_double);
-    return v[n / 2];
-}
+static double median(double *v, size_t n) { return bench_quantile(v, n, 0.5); }
 
 static void build(dcn_topo *t, unsigned n)
 {
@@ -282,7 +266,7 @@ static void timing(FILE *o)
                 uint32_t src, dst;
                 live_pair(&x, &t, &pr, &src, &dst);
                 int batch = a == 2 ? 1 : BATCH;
-                double t0 = now_ns();
+                double t0 = bench_now_ns();
                 for (int b = 0; b < batch; b++) {
                     if (a < 3) {
                         sink += (uint64_t)algo[a]->fn(&t, src, dst, which[a], s);
@@ -291,7 +275,7 @@ static void timing(FILE *o)
                         sink += (uint64_t)dcn_bfs_path(&t, src, dst, NULL, NULL, &p);
                     }
                 }
-                v[d] = (now_ns() - t0) / batch;
+                v[d] = (bench_now_ns() - t0) / batch;
             }
             med[a] = median(v, DESTS);
         }

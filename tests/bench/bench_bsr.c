@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "benchlib.h"
 #include "agent/bsr.h"
 #include "topo/family.h"
 #include "topo/rng.h"
@@ -60,23 +61,9 @@ static void answer_all(bsr *b, bench_io *io, dcn_rng *r)
     io->n = 0;
 }
 
-static double now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static void stats(double *v, int n, double *median, double *max)
 {
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    *median = v[n / 2];
+    *median = bench_quantile(v, (size_t)n, 0.5);
     *max = v[n - 1];
 }
 
@@ -85,27 +72,6 @@ static bsr_flow_key key_of(uint32_t dst, uint16_t sport)
     bsr_flow_key k = {.src_ip = 0x0a000001u, .dst_ip = 0x0a000001u + dst, .src_port = sport, .dst_port = 5001,
                       .proto = 6};
     return k;
-}
-
-static const char *cpu_model(char *buf, size_t len)
-{
-    snprintf(buf, len, "unknown CPU");
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    if (!f)
-        return buf;
-    char line[512];
-    while (fgets(line, sizeof line, f))
-        if (!strncmp(line, "model name", 10)) {
-            char *c = strchr(line, ':');
-            if (c) {
-                c += 2;
-                c[strcspn(c, "\n")] = '\0';
-                snprintf(buf, len, "%s", c);
-            }
-            break;
-        }
-    fclose(f);
-    return buf;
 }
 
 static int report(FILE *out, const dcn_topo *t)
@@ -129,14 +95,14 @@ static int report(FILE *out, const dcn_topo *t)
 
     /* New flows: fill the table, then keep creating (each one evicts). */
     for (int rep = 0; rep < REPEAT; rep++) {
-        double t0 = now_ns();
+        double t0 = bench_now_ns();
         for (uint32_t i = 0; i < FLOWS; i++) {
             dst[i] = 1 + dcn_rng_below(&r, t->n_servers - 1);
             keys[i] = key_of(dst[i], (uint16_t)(rep * FLOWS + i));
             if (!bsr_route(b, &keys[i], dst[i]))
                 return -1;
         }
-        v[rep] = (now_ns() - t0) / FLOWS / 1000.0;
+        v[rep] = (bench_now_ns() - t0) / FLOWS / 1000.0;
         if (rep + 1 < REPEAT)
             io.n = 0; /* those flows are evicted by the next repetition */
     }
@@ -153,12 +119,12 @@ static int report(FILE *out, const dcn_topo *t)
     for (uint32_t i = 0; i < PACKETS; i++)
         order[i] = dcn_rng_below(&r, FLOWS);
     for (int rep = 0; rep < REPEAT; rep++) {
-        double t0 = now_ns();
+        double t0 = bench_now_ns();
         for (uint32_t i = 0; i < PACKETS; i++) {
             const dcn_path *p = bsr_route_bytes(b, &keys[order[i]], dst[order[i]], 1500);
             sink += p->len;
         }
-        v[rep] = (now_ns() - t0) / PACKETS;
+        v[rep] = (bench_now_ns() - t0) / PACKETS;
     }
     stats(v, REPEAT, &med, &max);
     fprintf(out, "route lookup, known flow (%u flows in the table): median %.1f ns, max %.1f ns per packet\n",
@@ -167,12 +133,12 @@ static int report(FILE *out, const dcn_topo *t)
 
     /* Ticks with nothing due. */
     for (int rep = 0; rep < REPEAT; rep++) {
-        double t0 = now_ns();
+        double t0 = bench_now_ns();
         for (int i = 0; i < 100; i++) {
             io.now += 1; /* rounds are >= 10 s away */
             bsr_tick(b);
         }
-        v[rep] = (now_ns() - t0) / 100 / 1000.0;
+        v[rep] = (bench_now_ns() - t0) / 100 / 1000.0;
     }
     stats(v, REPEAT, &med, &max);
     fprintf(out, "tick, nothing due (%u flows): median %.1f us, max %.1f us\n", FLOWS, med, max);
@@ -180,9 +146,9 @@ static int report(FILE *out, const dcn_topo *t)
     /* A tick where every flow starts its round. */
     for (int rep = 0; rep < REPEAT; rep++) {
         io.now += cfg.reselect_ms + cfg.jitter_ms + 1;
-        double t0 = now_ns();
+        double t0 = bench_now_ns();
         bsr_tick(b);
-        v[rep] = (now_ns() - t0) / 1e6;
+        v[rep] = (bench_now_ns() - t0) / 1e6;
         answer_all(b, &io, &r);
         io.now += 1;
         bsr_tick(b); /* rounds end */
@@ -196,9 +162,9 @@ static int report(FILE *out, const dcn_topo *t)
     for (int rep = 0; rep < REPEAT; rep++) {
         bsr_counters c0, c1;
         bsr_get_counters(b, &c0);
-        double t0 = now_ns();
+        double t0 = bench_now_ns();
         bsr_on_path_failure(b, 0, sw);
-        v[rep] = (now_ns() - t0) / 1e6;
+        v[rep] = (bench_now_ns() - t0) / 1e6;
         bsr_get_counters(b, &c1);
         if (rep == 0)
             fprintf(out, "failed link h0-<level-0 switch>: %llu of %u flows moved at once, %llu probes re-sent\n",
@@ -216,20 +182,6 @@ static int report(FILE *out, const dcn_topo *t)
     fprintf(out, "failover on a new failed link (%u flows checked): median %.2f ms, max %.2f ms\n", FLOWS, med, max);
     bsr_destroy(b);
     return 0;
-}
-
-static int mkdir_p(const char *dir)
-{
-    char buf[1024];
-    snprintf(buf, sizeof buf, "%s", dir);
-    for (char *p = buf + 1; *p; p++)
-        if (*p == '/') {
-            *p = '\0';
-            if (mkdir(buf, 0755) < 0 && errno != EEXIST)
-                return -1;
-            *p = '/';
-        }
-    return mkdir(buf, 0755) < 0 && errno != EEXIST ? -1 : 0;
 }
 
 int main(int argc, char **argv)
@@ -261,7 +213,7 @@ int main(int argc, char **argv)
         return 1;
     char cpu[256];
     fprintf(mem, "BSR on BCube n=8 k=3 (4096 servers), source h0, %u flows to random destinations\n", FLOWS);
-    fprintf(mem, "machine: %s; build: %s%s\n", cpu_model(cpu, sizeof cpu), DCN_BUILD_TYPE,
+    fprintf(mem, "machine: %s; build: %s%s\n", bench_cpu_model(cpu, sizeof cpu), DCN_BUILD_TYPE,
             DCN_SANITIZED ? " with ASan/UBSan" : "");
     int rc = report(mem, &t);
     fclose(mem);
@@ -273,7 +225,7 @@ int main(int argc, char **argv)
         snprintf(def, sizeof def, "%s/bsr.txt", DCN_RESULTS_DIR);
         if (!out_path) {
             out_path = def;
-            if (mkdir_p(DCN_RESULTS_DIR) < 0)
+            if (bench_mkdir_p(DCN_RESULTS_DIR) < 0)
                 fprintf(stderr, "bench_bsr: cannot create %s: %s\n", DCN_RESULTS_DIR, strerror(errno));
         }
         FILE *f = fopen(out_path, "w");

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "benchlib.h"
 #include "topo/bfs.h"
 #include "topo/families/hcn_route.h"
 #include "topo/family.h"
@@ -40,13 +41,6 @@ static void out(const char *fmt, ...)
         va_end(ap);
     }
     fflush(stdout);
-}
-
-static double now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts); /* CPU time: the box is shared */
-    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
 static void build(dcn_topo *t, const char *spec)
@@ -259,11 +253,11 @@ static void time_algo(const char *spec, const char *algo, const char *label, int
             continue;
         i++;
     }
-    double t0 = now_ns();
+    double t0 = bench_cpu_ns();
     uint64_t paths = 0;
     for (int i = 0; i < PAIRS; i++)
         paths += (uint64_t)a->fn(&t, src[i], dst[i], &ctx, s);
-    double per = (now_ns() - t0) / PAIRS;
+    double per = (bench_cpu_ns() - t0) / PAIRS;
     out("  %-44s %-8s %10.0f ns  (%.2f paths/call)\n", label, algo, per, (double)paths / PAIRS);
     free(s);
     dcn_topo_free(&t);

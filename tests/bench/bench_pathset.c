@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "benchlib.h"
 #include "topo/bcube_addr.h"
 #include "topo/bfs.h"
 #include "topo/family.h"
@@ -31,27 +32,6 @@
 #define PAPER_BFS_NS 1.0e6   /* the paper: BFS under 1 ms on a 2.33 GHz CPU */
 
 static volatile uint64_t sink; /* keeps the optimiser from dropping the work */
-
-static double now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* Quantile q of v[0..n) (sorts v). */
-static double quantile(double *v, size_t n, double q)
-{
-    qsort(v, n, sizeof *v, cmp_double);
-    size_t i = (size_t)(q * (double)(n - 1) + 0.5);
-    return v[i < n ? i : n - 1];
-}
 
 typedef struct bench_ctx {
     const dcn_topo *t;
@@ -119,10 +99,10 @@ static size_t time_variant(bench_ctx *c, variant v, double *out, double *sweep_s
         for (uint32_t dst = 0; dst < ns; dst++) {
             if (dst == c->src)
                 continue;
-            double t0 = now_ns();
+            double t0 = bench_now_ns();
             for (int r = 0; r < BATCH; r++)
                 run_once(c, v, dst);
-            sweep_samples[(size_t)s * ns + dst] = (now_ns() - t0) / BATCH;
+            sweep_samples[(size_t)s * ns + dst] = (bench_now_ns() - t0) / BATCH;
         }
     size_t i = 0;
     for (uint32_t dst = 0; dst < ns; dst++) {
@@ -131,28 +111,9 @@ static size_t time_variant(bench_ctx *c, variant v, double *out, double *sweep_s
         double per[SWEEPS];
         for (int s = 0; s < SWEEPS; s++)
             per[s] = sweep_samples[(size_t)s * ns + dst];
-        out[i++] = quantile(per, SWEEPS, 0.5);
+        out[i++] = bench_quantile(per, SWEEPS, 0.5);
     }
     return nd;
-}
-
-static void cpu_model(char *buf, size_t len)
-{
-    snprintf(buf, len, "unknown CPU");
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    if (!f)
-        return;
-    char line[256];
-    while (fgets(line, sizeof line, f))
-        if (strncmp(line, "model name", 10) == 0) {
-            char *colon = strchr(line, ':');
-            if (colon) {
-                snprintf(buf, len, "%s", colon + 2);
-                buf[strcspn(buf, "\n")] = '\0';
-            }
-            break;
-        }
-    fclose(f);
 }
 
 static int report(FILE *out, bench_ctx *c)
@@ -165,7 +126,7 @@ static int report(FILE *out, bench_ctx *c)
         return -1;
     }
     char cpu[128], date[64];
-    cpu_model(cpu, sizeof cpu);
+    bench_cpu_model(cpu, sizeof cpu);
     time_t now = time(NULL);
     strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", gmtime(&now));
     fprintf(out, "bench_pathset: BuildPathSet, BCube n=8 k=3 (%u servers), source h0000 to all %u others\n", ns,
@@ -185,8 +146,8 @@ static int report(FILE *out, bench_ctx *c)
             rc = -1;
             continue;
         }
-        median[v] = quantile(vals, nd, 0.5);
-        double p90 = quantile(vals, nd, 0.9), max = vals[nd - 1];
+        median[v] = bench_quantile(vals, nd, 0.5);
+        double p90 = bench_quantile(vals, nd, 0.9), max = vals[nd - 1];
         fprintf(out, "%-50s %9.0f %9.0f %9.0f\n", variant_label[v], median[v], p90, max);
     }
     /* One BFS path per destination, on the whole graph (the paper's BSR
@@ -196,15 +157,15 @@ static int report(FILE *out, bench_ctx *c)
         uint32_t dst = (uint32_t)((uint64_t)i * (ns - 1) / BFS_DESTS);
         double per[BFS_SWEEPS];
         for (int s = 0; s < BFS_SWEEPS; s++) {
-            double t0 = now_ns();
+            double t0 = bench_now_ns();
             if (dcn_bfs_path(c->t, c->src, dst, NULL, NULL, &c->set->path[0]) < 0)
                 rc = -1;
-            per[s] = now_ns() - t0;
+            per[s] = bench_now_ns() - t0;
             sink += c->set->path[0].len;
         }
-        vals[nb++] = quantile(per, BFS_SWEEPS, 0.5);
+        vals[nb++] = bench_quantile(per, BFS_SWEEPS, 0.5);
     }
-    double bfs_median = quantile(vals, nb, 0.5), bfs_p90 = quantile(vals, nb, 0.9);
+    double bfs_median = bench_quantile(vals, nb, 0.5), bfs_p90 = bench_quantile(vals, nb, 0.9);
     fprintf(out, "%-50s %9.0f %9.0f %9.0f\n", "one BFS path (dcn_bfs_path), 256 destinations", bfs_median, bfs_p90,
             vals[nb - 1]);
     if (rc == 0) {
@@ -218,20 +179,6 @@ static int report(FILE *out, bench_ctx *c)
     free(vals);
     free(samples);
     return rc;
-}
-
-static int mkdir_p(const char *dir)
-{
-    char buf[1024];
-    snprintf(buf, sizeof buf, "%s", dir);
-    for (char *p = buf + 1; *p; p++)
-        if (*p == '/') {
-            *p = '\0';
-            if (mkdir(buf, 0755) < 0 && errno != EEXIST)
-                return -1;
-            *p = '/';
-        }
-    return mkdir(buf, 0755) < 0 && errno != EEXIST ? -1 : 0;
 }
 
 int main(int argc, char **argv)
@@ -275,7 +222,7 @@ int main(int argc, char **argv)
         snprintf(def, sizeof def, "%s/pathset.txt", DCN_RESULTS_DIR);
         if (!out_path) {
             out_path = def;
-            if (mkdir_p(DCN_RESULTS_DIR) < 0)
+            if (bench_mkdir_p(DCN_RESULTS_DIR) < 0)
                 fprintf(stderr, "bench_pathset: cannot create %s: %s\n", DCN_RESULTS_DIR, strerror(errno));
         }
         FILE *f = fopen(out_path, "w");
