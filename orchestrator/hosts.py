@@ -47,7 +47,7 @@ class TunIntf:
 
 
 class DcnHost(Host):
-    """One emulated server. dcn_ip: its address (AGENT_INTERFACE.md);
+    """One emulated server. dcn_ip: its address (docs/interfaces.md);
     agent_mode: the address lives on dcn0, not on a port."""
 
     def __init__(self, name, dcn_id, dcn_ip, agent_mode, **params):

@@ -82,7 +82,7 @@ class Wiring:
 
     @staticmethod
     def server_ip(sid):
-        """AGENT_INTERFACE.md: server id s -> 10.0.0.0 + s + 1."""
+        """docs/interfaces.md: server id s -> 10.0.0.0 + s + 1."""
         v = 0x0A000000 + sid + 1
         return "%d.%d.%d.%d" % (v >> 24, (v >> 16) & 255, (v >> 8) & 255, v & 255)
 

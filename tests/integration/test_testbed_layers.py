@@ -34,7 +34,7 @@ def test_tree_baseline_reachability_iperf_and_teardown(switch):
     with Testbed(BUILD, "tree leaves=2 per_leaf=3", switch=switch, log=quiet) as tb:
         assert not tb.agent_mode
         assert sorted(tb.hosts) == ["h%d" % i for i in range(6)]
-        # plain IP on the single port, AGENT_INTERFACE.md numbering
+        # plain IP on the single port, docs/interfaces.md numbering
         assert tb.hosts["h4"].IP() == "10.0.0.5"
         rc, out, _ = tb.run_in("h4", ["ip", "-4", "-o", "addr", "show", "dev", "h4-eth0"])
         assert rc == 0 and "10.0.0.5/8" in out

@@ -23,7 +23,7 @@
 #include "topo/path.h"
 #include "topo/topo.h"
 
-/* ---- The fixed interface (docs/helpers/AGENT_INTERFACE.md) ---- */
+/* ---- The fixed interface (docs/interfaces.md) ---- */
 
 typedef struct bsr_flow_key {
     uint32_t src_ip, dst_ip;

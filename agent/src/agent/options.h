@@ -1,4 +1,4 @@
-/* Command line of dcn-agent (docs/helpers/AGENT_INTERFACE.md). */
+/* Command line of dcn-agent (docs/interfaces.md). */
 #ifndef DCN_AGENT_OPTIONS_H
 #define DCN_AGENT_OPTIONS_H
 
