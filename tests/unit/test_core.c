@@ -113,6 +113,15 @@ START_TEST(path_helpers)
     ck_assert_str_eq(tu_path_str(&t, &r), "h1 s0 h0");
     ck_assert(!dcn_paths_node_disjoint(&p, &r));
     ck_assert(!dcn_paths_link_disjoint(&p, &r, &t));
+    dcn_path lp = {0, {0}};
+    uint32_t seq[] = {0, 5, 1, 5, 2, 1, 3};
+    for (size_t i = 0; i < sizeof seq / sizeof seq[0]; i++)
+        dcn_path_push(&lp, seq[i]);
+    dcn_path_erase_loops(&lp);
+    uint32_t want[] = {0, 5, 2, 1, 3}; /* 5's loop (5 1 5) cut; 1 then appears once */
+    ck_assert_uint_eq(lp.len, 5);
+    for (size_t i = 0; i < 5; i++)
+        ck_assert_uint_eq(lp.node[i], want[i]);
     dcn_path loop = p;
     dcn_path_push(&loop, tu_node(&t, "s0"));
     const char *why;

@@ -37,6 +37,20 @@ bool dcn_path_contains(const dcn_path *p, uint32_t v)
     return false;
 }
 
+void dcn_path_erase_loops(dcn_path *p)
+{
+    for (uint32_t i = 0; i < p->len; i++) {
+        uint32_t last = i;
+        for (uint32_t j = i + 1; j < p->len; j++)
+            if (p->node[j] == p->node[i])
+                last = j;
+        if (last != i) {
+            memmove(&p->node[i + 1], &p->node[last + 1], (p->len - last - 1) * sizeof p->node[0]);
+            p->len -= last - i;
+        }
+    }
+}
+
 uint32_t dcn_path_links(const dcn_path *p) { return p->len ? p->len - 1 : 0; }
 
 uint32_t dcn_path_server_hops(const dcn_path *p, const dcn_topo *t)

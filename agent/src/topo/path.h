@@ -28,6 +28,8 @@ int dcn_path_push(dcn_path *p, uint32_t v);
 int dcn_path_append(dcn_path *p, const dcn_path *q);
 void dcn_path_reverse(dcn_path *p);
 bool dcn_path_contains(const dcn_path *p, uint32_t v);
+/* Cuts every loop: from the first visit of a node, jumps to its last visit. */
+void dcn_path_erase_loops(dcn_path *p);
 /* Number of links, and of server-to-server hops (a hop leaves a server and
  * ends at the next server, whatever switches it crosses). */
 uint32_t dcn_path_links(const dcn_path *p);

@@ -113,20 +113,6 @@ static int augment(flow_graph *g, uint32_t s, uint32_t sink, uint32_t *parent_ed
     return 1;
 }
 
-static void erase_loops(dcn_path *p)
-{
-    for (uint32_t i = 0; i < p->len; i++) {
-        uint32_t last = i;
-        for (uint32_t j = i + 1; j < p->len; j++)
-            if (p->node[j] == p->node[i])
-                last = j;
-        if (last != i) {
-            memmove(&p->node[i + 1], &p->node[last + 1], (p->len - last - 1) * sizeof p->node[0]);
-            p->len -= last - i;
-        }
-    }
-}
-
 /* Follows one unit of flow from out(src) to in(dst), consuming it. */
 static int take_path(flow_graph *g, uint32_t src, uint32_t dst, dcn_path *p)
 {
@@ -151,7 +137,7 @@ static int take_path(flow_graph *g, uint32_t src, uint32_t dst, dcn_path *p)
         p->len = 0;
         return 0;
     }
-    erase_loops(p);
+    dcn_path_erase_loops(p);
     return 1;
 }
 

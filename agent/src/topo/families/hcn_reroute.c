@@ -38,20 +38,6 @@ static int first_failure(const dcn_topo *t, const dcn_failures *f, const dcn_pat
     return -1;
 }
 
-static void erase_loops(dcn_path *p)
-{
-    for (uint32_t i = 0; i < p->len; i++) {
-        uint32_t last = i;
-        for (uint32_t j = i + 1; j < p->len; j++)
-            if (p->node[j] == p->node[i])
-                last = j;
-        if (last != i) {
-            memmove(&p->node[i + 1], &p->node[last + 1], (p->len - last - 1) * sizeof p->node[0]);
-            p->len -= last - i;
-        }
-    }
-}
-
 static uint32_t copy_of(const hcn_dims *d, uint32_t id) { return id / d->per_copy; }
 
 /* seq[0..k] followed by the rest. */
@@ -103,7 +89,7 @@ static int local_reroute(const dcn_topo *t, const dcn_failures *f, dcn_path *seq
             continue;
         if (first_failure(t, f, &cand, k, zi) < 0) {
             *seq = cand; /* the first relay whose detour to z is clean */
-            erase_loops(seq);
+            dcn_path_erase_loops(seq);
             return 0;
         }
         if (!have_first) {
@@ -114,7 +100,7 @@ static int local_reroute(const dcn_topo *t, const dcn_failures *f, dcn_path *seq
     if (!have_first)
         return -1;
     *seq = first; /* every detour hits a failure: take the first, repair again there */
-    erase_loops(seq);
+    dcn_path_erase_loops(seq);
     return 0;
 }
 
@@ -144,7 +130,7 @@ static int remote_reroute(const dcn_topo *t, const dcn_failures *f, dcn_path *se
             hcn_bdim(d, &ls2, &ldst, &cand) < 0)
             continue;
         *seq = cand;
-        erase_loops(seq);
+        dcn_path_erase_loops(seq);
         return 0;
     }
     return -1;
@@ -164,7 +150,7 @@ static int bfs_fallback(const dcn_topo *t, const dcn_failures *f, const dcn_path
             avoid[seq->node[i]] = 1;
         if (hcn_expand(t, &prefix_seq, out) == 0 &&
             dcn_bfs_path(t, seq->node[k], dst, f, avoid, &tail) == 0 && dcn_path_append(out, &tail) == 0) {
-            erase_loops(out);
+            dcn_path_erase_loops(out);
             if (dcn_path_valid(out, t, f, NULL)) {
                 free(avoid);
                 return 1;
@@ -197,7 +183,7 @@ int hcn_reroute(const dcn_topo *t, uint32_t src, uint32_t dst, const dcn_failure
         if (fk < 0) {
             if (hcn_expand(t, &seq, out) < 0)
                 break;
-            erase_loops(out);
+            dcn_path_erase_loops(out);
             *trace = seq;
             return 1;
         }
