@@ -309,8 +309,12 @@ static int cmd_families(void)
         for (int k = 0; k < f->n_params; k++) {
             const dcn_param_spec *s = &f->params[k];
             printf("    %s=%ld..%ld%s", s->name, s->min, s->max, s->type == DCN_PARAM_DIMS ? " (AxBx..)" : "");
-            if (s->def != DCN_PARAM_REQUIRED)
+            if (s->def == DCN_PARAM_REQUIRED)
+                printf(" [required]");
+            else if (s->def >= s->min && s->def <= s->max)
                 printf(" [default %ld]", s->def);
+            else
+                printf(" [default: derived]"); /* e.g. bcube parts: n */
             printf("  %s\n", s->help);
         }
         printf("    algorithms:");

@@ -22,7 +22,7 @@ static const dcn_param_spec bcube_params[] = {
     {"n", DCN_PARAM_INT, 2, 64, 4, "switch ports (servers per BCube_0)"},
     {"k", DCN_PARAM_INT, 0, BC_MAX_LEVELS - 1, 1, "top level; servers have k+1 ports"},
     {"parts", DCN_PARAM_INT, 1, 64, 0,
-     "BCube_(k-1)s present, 1..n: partial BCube with the full level-k layer (default 0 = n, full)"},
+     "BCube_(k-1)s present, 1..n: partial BCube with the full level-k layer (default: n, the full BCube)"},
 };
 
 /* parts as given, or n when absent. */
