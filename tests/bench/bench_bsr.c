@@ -186,19 +186,9 @@ static int report(FILE *out, const dcn_topo *t)
 
 int main(int argc, char **argv)
 {
-    const char *out_path = NULL;
-    int save = strcmp(DCN_BUILD_TYPE, "Release") == 0 && !DCN_SANITIZED;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--no-save")) {
-            save = 0;
-        } else if (!strcmp(argv[i], "--out") && i + 1 < argc) {
-            out_path = argv[++i];
-            save = 1;
-        } else {
-            fprintf(stderr, "usage: bench_bsr [--out FILE | --no-save]\n");
-            return 2;
-        }
-    }
+    bench_output out = {.prog = "bench_bsr", .file = "bsr.txt"};
+    if (bench_output_args(&out, argc, argv, strcmp(DCN_BUILD_TYPE, "Release") == 0 && !DCN_SANITIZED) != 0)
+        return 2;
     char err[256];
     char *words[] = {"n=8", "k=3"};
     dcn_topo t;
@@ -217,27 +207,12 @@ int main(int argc, char **argv)
             DCN_SANITIZED ? " with ASan/UBSan" : "");
     int rc = report(mem, &t);
     fclose(mem);
-    fputs(text, stdout);
     if (rc != 0)
         fprintf(stderr, "bench_bsr: setup failed\n");
-    if (rc == 0 && save) {
-        char def[1024];
-        snprintf(def, sizeof def, "%s/bsr.txt", DCN_RESULTS_DIR);
-        if (!out_path) {
-            out_path = def;
-            if (bench_mkdir_p(DCN_RESULTS_DIR) < 0)
-                fprintf(stderr, "bench_bsr: cannot create %s: %s\n", DCN_RESULTS_DIR, strerror(errno));
-        }
-        FILE *f = fopen(out_path, "w");
-        if (!f || fputs(text, f) < 0 || fclose(f) != 0) {
-            fprintf(stderr, "bench_bsr: cannot write %s: %s\n", out_path, strerror(errno));
-            rc = -1;
-        } else {
-            printf("saved to %s\n", out_path);
-        }
-    } else if (rc == 0) {
-        printf("(not saved: only a Release build without sanitizers writes results/bench/bsr.txt)\n");
-    }
+    if (rc == 0)
+        rc = bench_output_finish(&out, DCN_RESULTS_DIR, text);
+    else
+        fputs(text, stdout);
     free(text);
     dcn_topo_free(&t);
     return rc == 0 ? 0 : 1;

@@ -183,19 +183,9 @@ static int report(FILE *out, bench_ctx *c)
 
 int main(int argc, char **argv)
 {
-    const char *out_path = NULL;
-    int save = strcmp(DCN_BUILD_TYPE, "Release") == 0 && !DCN_SANITIZED;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--no-save")) {
-            save = 0;
-        } else if (!strcmp(argv[i], "--out") && i + 1 < argc) {
-            out_path = argv[++i];
-            save = 1;
-        } else {
-            fprintf(stderr, "usage: bench_pathset [--out FILE | --no-save]\n");
-            return 2;
-        }
-    }
+    bench_output out = {.prog = "bench_pathset", .file = "pathset.txt"};
+    if (bench_output_args(&out, argc, argv, strcmp(DCN_BUILD_TYPE, "Release") == 0 && !DCN_SANITIZED) != 0)
+        return 2;
     char err[256];
     char *words[] = {"n=8", "k=3"};
     dcn_topo t;
@@ -216,25 +206,10 @@ int main(int argc, char **argv)
     }
     int rc = report(mem, &c);
     fclose(mem);
-    fputs(text, stdout);
-    if (rc == 0 && save) {
-        char def[1024];
-        snprintf(def, sizeof def, "%s/pathset.txt", DCN_RESULTS_DIR);
-        if (!out_path) {
-            out_path = def;
-            if (bench_mkdir_p(DCN_RESULTS_DIR) < 0)
-                fprintf(stderr, "bench_pathset: cannot create %s: %s\n", DCN_RESULTS_DIR, strerror(errno));
-        }
-        FILE *f = fopen(out_path, "w");
-        if (!f || fputs(text, f) < 0 || fclose(f) != 0) {
-            fprintf(stderr, "bench_pathset: cannot write %s: %s\n", out_path, strerror(errno));
-            rc = -1;
-        } else {
-            printf("saved to %s\n", out_path);
-        }
-    } else if (rc == 0) {
-        printf("(not saved: only a Release build without sanitizers writes results/bench/pathset.txt)\n");
-    }
+    if (rc == 0)
+        rc = bench_output_finish(&out, DCN_RESULTS_DIR, text);
+    else
+        fputs(text, stdout);
     free(text);
     free(c.set);
     dcn_topo_free(&t);

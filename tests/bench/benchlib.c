@@ -66,3 +66,50 @@ int bench_mkdir_p(const char *dir)
         }
     return mkdir(buf, 0755) < 0 && errno != EEXIST ? -1 : 0;
 }
+
+int bench_output_args(bench_output *o, int argc, char **argv, int release_build)
+{
+    o->path = NULL;
+    o->save = release_build;
+    o->no_save_asked = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--no-save")) {
+            o->save = 0;
+            o->no_save_asked = 1;
+        } else if (!strcmp(argv[i], "--out") && i + 1 < argc) {
+            o->path = argv[++i];
+            o->save = 1;
+        } else {
+            fprintf(stderr, "usage: %s [--out FILE | --no-save]\n", o->prog);
+            return 2;
+        }
+    }
+    return 0;
+}
+
+int bench_output_finish(const bench_output *o, const char *results_dir, const char *text)
+{
+    fputs(text, stdout);
+    if (!o->save) {
+        if (o->no_save_asked)
+            printf("(not saved: --no-save)\n");
+        else
+            printf("(not saved: only a Release build without sanitizers writes results/bench/%s)\n", o->file);
+        return 0;
+    }
+    char def[1024];
+    const char *path = o->path;
+    if (!path) {
+        snprintf(def, sizeof def, "%s/%s", results_dir, o->file);
+        path = def;
+        if (bench_mkdir_p(results_dir) < 0)
+            fprintf(stderr, "%s: cannot create %s: %s\n", o->prog, results_dir, strerror(errno));
+    }
+    FILE *f = fopen(path, "w");
+    if (!f || fputs(text, f) < 0 || fclose(f) != 0) {
+        fprintf(stderr, "%s: cannot write %s: %s\n", o->prog, path, strerror(errno));
+        return -1;
+    }
+    printf("saved to %s\n", path);
+    return 0;
+}
