@@ -396,6 +396,91 @@ START_TEST(three_flows_balance_by_probed_load)
 }
 END_TEST
 
+/* On an idle network a flow to a same-switch neighbour takes the one-hop
+ * path, from its first packet and after a round of equal answers. */
+START_TEST(idle_flow_takes_the_shortest_path)
+{
+    fx *x = fx_bcube();
+    uint32_t dst = tu_node(&x->t, "h30");
+    bsr_flow_key k = key_of(x, dst, 1000);
+    const dcn_path *p = bsr_route(x->b, &k, dst);
+    ck_assert_msg(p->len == 3, "default path %s", tu_path_str(&x->t, p));
+    for (uint32_t i = 0; i < x->n_probes; i++)
+        answer(x, (int)i, 1000);
+    ck_assert_uint_eq(bsr_route(x->b, &k, dst)->len, 3);
+    ck_assert_uint_eq(counters(x).path_switches, 0);
+    fx_free(x);
+}
+END_TEST
+
+/* A flow that had to take the long path while the short one was down comes
+ * back to the short one when a round measures both equal. */
+START_TEST(bandwidth_tie_goes_to_the_shorter_path)
+{
+    fx *x = fx_bcube();
+    uint32_t dst = tu_node(&x->t, "h30");
+    uint16_t port1 = (uint16_t)dcn_topo_port_to(&x->t, x->self, tu_node(&x->t, "s1_0"));
+    bsr_on_local_port(x->b, port1, 0);
+    bsr_flow_key k = key_of(x, dst, 1000);
+    ck_assert_uint_eq(bsr_route(x->b, &k, dst)->len, 7);
+    for (uint32_t i = 0; i < x->n_probes; i++)
+        answer(x, (int)i, 1000);
+    ck_assert_uint_eq(bsr_route(x->b, &k, dst)->len, 7);
+    bsr_on_local_port(x->b, port1, 1);
+    uint32_t from = next_round(x);
+    for (uint32_t i = from; i < x->n_probes; i++)
+        answer(x, (int)i, 1000);
+    const dcn_path *p = bsr_route(x->b, &k, dst);
+    ck_assert_msg(p->len == 3, "after a tie: %s", tu_path_str(&x->t, p));
+    fx_free(x);
+}
+END_TEST
+
+/* Two iperf3-like clients towards one server: each opens a control
+ * connection (a few bytes) and a data connection (bulk), in the orders
+ * `order` gives (0,1: control of client 0,1; 2,3: data of client 0,1), one
+ * per `gap_ms`. Whatever the order, the two data connections end on
+ * parallel paths within a second, long before the first re-selection. */
+static void two_clients(const int order[4], uint64_t gap_ms)
+{
+    fx *x = fx_bcube();
+    uint32_t dst = tu_node(&x->t, "h13");
+    bsr_flow_key k[4] = {key_of(x, dst, 100), key_of(x, dst, 101), key_of(x, dst, 200), key_of(x, dst, 201)};
+    bool open[4] = {false, false, false, false};
+    uint32_t answered = 0;
+    uint64_t t0 = x->now;
+    int next = 0;
+    for (uint64_t t = 0; t < 1500; t += TICK_MS / 4) {
+        while (next < 4 && x->now - t0 >= (uint64_t)next * gap_ms) {
+            ck_assert_ptr_nonnull(bsr_route_bytes(x->b, &k[order[next]], dst, 60));
+            open[order[next++]] = true;
+        }
+        for (int i = 0; i < 4; i++)
+            if (open[i])
+                ck_assert_ptr_nonnull(bsr_route_bytes(x->b, &k[i], dst, i >= 2 ? 300000 : (t % 500 ? 0 : 80)));
+        while (answered < x->n_probes) /* an idle network: every path answers its capacity */
+            answer(x, (int)answered++, 1000);
+        x->now += TICK_MS / 4;
+        if (t % TICK_MS == 0)
+            bsr_tick(x->b);
+    }
+    bsr_flow_info a, b;
+    ck_assert(flow_info(x, &k[2], &a) && flow_info(x, &k[3], &b));
+    ck_assert_msg(a.path.node[1] != b.path.node[1], "order %d%d%d%d gap %llu: both data flows on %s", order[0],
+                  order[1], order[2], order[3], (unsigned long long)gap_ms, tu_path_str(&x->t, &a.path));
+    fx_free(x);
+}
+
+START_TEST(concurrent_flows_of_one_pair_take_parallel_paths_in_any_order)
+{
+    static const int orders[][4] = {{0, 2, 1, 3}, {0, 1, 2, 3}, {1, 0, 3, 2}, {2, 3, 0, 1}, {0, 1, 3, 2}};
+    static const uint64_t gaps[] = {0, 10, 150};
+    for (size_t o = 0; o < sizeof orders / sizeof orders[0]; o++)
+        for (size_t g = 0; g < sizeof gaps / sizeof gaps[0]; g++)
+            two_clients(orders[o], gaps[g]);
+}
+END_TEST
+
 /* ---- failures ---- */
 
 START_TEST(path_failure_switches_at_once_to_cached_path)
@@ -1141,6 +1226,9 @@ static Suite *bsr_suite(void)
     tcase_add_test(tc, two_flows_of_one_pair_spread_over_the_paths);
     tcase_add_test(tc, new_flows_of_one_pair_start_on_different_ports);
     tcase_add_test(tc, three_flows_balance_by_probed_load);
+    tcase_add_test(tc, idle_flow_takes_the_shortest_path);
+    tcase_add_test(tc, bandwidth_tie_goes_to_the_shorter_path);
+    tcase_add_test(tc, concurrent_flows_of_one_pair_take_parallel_paths_in_any_order);
     tcase_add_test(tc, path_failure_switches_at_once_to_cached_path);
     tcase_add_test(tc, failure_without_cached_path_uses_repaired_set);
     tcase_add_test(tc, probe_timeout_gives_bfs_alternate);

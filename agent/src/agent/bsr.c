@@ -55,15 +55,17 @@ bsr *bsr_create(const dcn_topo *t, uint32_t self, const bsr_config *cfg, const b
     b->scratch = malloc(sizeof *b->scratch);
     b->avoid = calloc(dcn_n_nodes(t), 1);
     b->port_flows = calloc(b->nports ? b->nports : 1, sizeof *b->port_flows);
+    b->port_bulk = calloc(b->nports ? b->nports : 1, sizeof *b->port_bulk);
     bool db_ok = bsr_faildb_init(&b->db, t) == 0;
     bool ft_ok = bsr_flow_table_init(&b->ft, cfg->max_flows) == 0;
-    if (!b->algo || !b->scratch || !b->avoid || !b->port_flows || !db_ok || !ft_ok) {
+    if (!b->algo || !b->scratch || !b->avoid || !b->port_flows || !b->port_bulk || !db_ok || !ft_ok) {
         if (ft_ok)
             bsr_flow_table_free(&b->ft);
         bsr_faildb_free(&b->db);
         free(b->scratch);
         free(b->avoid);
         free(b->port_flows);
+        free(b->port_bulk);
         free(b);
         return NULL;
     }
@@ -80,6 +82,7 @@ void bsr_destroy(bsr *b)
     free(b->scratch);
     free(b->avoid);
     free(b->port_flows);
+    free(b->port_bulk);
     free(b);
 }
 
@@ -102,7 +105,7 @@ static bsr_flow *new_flow(bsr *b, const bsr_flow_key *k, uint32_t dst)
     f->dst = dst;
     f->cur_index = -1;
     f->cur_port = -1;
-    f->created_ms = f->last_used_ms = f->window_start_ms = now;
+    f->created_ms = f->last_used_ms = f->window_start_ms = f->tick_start_ms = now;
     b->c.flows_created++;
     bsr_round_start(b, f, now, BSR_PICK_DEFAULT);
     return f;
@@ -128,6 +131,7 @@ const dcn_path *bsr_route_bytes(bsr *b, const bsr_flow_key *k, uint32_t dst_serv
         f->last_used_ms = b->now_ms;
     }
     f->window_bytes += bytes;
+    f->tick_bytes += bytes;
     if (!f->cur.len) {
         b->c.unreachable++;
         return NULL;
@@ -214,6 +218,7 @@ void bsr_tick(bsr *b)
     }
     for (bsr_flow *f = bsr_flow_first(&b->ft); f; f = bsr_flow_next(&b->ft, f)) {
         update_rate(f, now);
+        bsr_flow_bulk_check(b, f, now);
         if (f->round_active)
             bsr_round_check(b, f, now);
         else if (now >= f->next_round_ms)

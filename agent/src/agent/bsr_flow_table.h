@@ -43,6 +43,12 @@ typedef struct bsr_flow {
     uint64_t window_bytes;
     uint64_t window_start_ms;
     uint32_t own_rate_mbps;
+    /* bulk detection over one tick (bsr_tick): a flow sending at least
+     * BSR_BULK_KBPS is a bulk flow, placed apart from our other bulk flows */
+    uint64_t tick_bytes;
+    uint64_t tick_start_ms;
+    uint64_t last_bulk_ms; /* last tick at which it sent at a bulk rate */
+    bool bulk;
     /* book-keeping */
     uint64_t created_ms, last_used_ms;
     uint32_t probes_sent, switches;

@@ -13,6 +13,9 @@
 #include "topo/rng.h"
 
 #define BSR_RATE_WINDOW_MS 1000 /* own sending rate measured over this window */
+#define BSR_BULK_KBPS 1000      /* a flow sending this fast over a tick is a bulk flow */
+#define BSR_BULK_MIN_SPAN_MS 50 /* shortest span its rate is judged over */
+#define BSR_BULK_HOLD_MS 1000   /* below the bulk rate for this long: no longer bulk */
 
 struct bsr {
     const dcn_topo *t;
@@ -28,6 +31,7 @@ struct bsr {
     dcn_pathset *scratch; /* one path set, allocated once */
     uint8_t *avoid;       /* one byte per node, for the BFS alternates */
     uint32_t *port_flows; /* our flows whose current path leaves on each local port */
+    uint32_t *port_bulk;  /* of those, the bulk flows */
     uint16_t nports;
     uint32_t next_seq;
     uint64_t now_ms; /* the clock at the last entry that read it */
@@ -35,7 +39,9 @@ struct bsr {
 };
 
 typedef enum {
-    BSR_PICK_DEFAULT, /* the path on the local port with the fewest of our flows */
+    /* The path whose local port carries the fewest of our bulk flows, then
+     * the fewest of our flows, then the shortest (then the set's order). */
+    BSR_PICK_DEFAULT,
     BSR_PICK_RANDOM,  /* a uniformly random path (MDCube: another random jump) */
 } bsr_pick;
 
@@ -61,5 +67,10 @@ void bsr_probe_answer(bsr *b, bsr_flow *f, uint32_t seq, uint32_t avail_mbps, ui
 /* The link a-b just failed: the flow's paths over it fail, probes on them
  * are replaced, and a flow on it moves at once to a cached path. */
 void bsr_flow_link_failed(bsr *b, bsr_flow *f, uint32_t a, uint32_t bnode, uint64_t now);
+/* Called every tick: a flow that starts sending at a bulk rate is placed
+ * on the path whose local port carries the fewest of our other bulk
+ * flows (so concurrent flows of one pair take parallel paths whatever
+ * order their connections opened in); one that stops is no longer bulk. */
+void bsr_flow_bulk_check(bsr *b, bsr_flow *f, uint64_t now);
 
 #endif

@@ -75,14 +75,22 @@ static int32_t local_port_of(const bsr *b, const dcn_path *p)
     return p->len >= 2 ? dcn_topo_port_to(b->t, b->self, p->node[1]) : -1;
 }
 
+static void port_count(bsr *b, const bsr_flow *f, int delta)
+{
+    if (f->cur_port < 0)
+        return;
+    b->port_flows[f->cur_port] += (uint32_t)delta;
+    if (f->bulk)
+        b->port_bulk[f->cur_port] += (uint32_t)delta;
+}
+
 void bsr_set_current(bsr *b, bsr_flow *f, const dcn_path *p, int32_t index)
 {
     if (p && f->cur.len && bsr_paths_equal(p, &f->cur)) {
         f->cur_index = index;
         return;
     }
-    if (f->cur_port >= 0 && b->port_flows[f->cur_port] > 0)
-        b->port_flows[f->cur_port]--;
+    port_count(b, f, -1);
     if (p && f->cur.len) {
         f->switches++;
         b->c.path_switches++;
@@ -90,14 +98,13 @@ void bsr_set_current(bsr *b, bsr_flow *f, const dcn_path *p, int32_t index)
     if (p) {
         f->cur = *p;
         f->cur_port = local_port_of(b, p);
-        if (f->cur_port >= 0)
-            b->port_flows[f->cur_port]++;
         f->cur_index = index;
     } else {
         f->cur.len = 0;
         f->cur_port = -1;
         f->cur_index = -1;
     }
+    port_count(b, f, +1);
 }
 
 static bool slot_usable(bsr *b, const bsr_path_slot *s)
@@ -105,11 +112,45 @@ static bool slot_usable(bsr *b, const bsr_path_slot *s)
     return s->state != BSR_PATH_FAILED && bsr_faildb_path_ok(&b->db, &s->path);
 }
 
+/* How a path ranks for placing a flow: fewer of our bulk flows on its
+ * local port, then fewer of our flows there (when count_flows), then fewer
+ * hops. Lower is better. */
+typedef struct place_rank {
+    uint32_t bulk, flows, len;
+} place_rank;
+
+static place_rank rank_of(const bsr *b, const bsr_flow *f, const dcn_path *p, bool count_flows)
+{
+    place_rank r = {0, 0, p->len};
+    int32_t port = local_port_of(b, p);
+    if (port >= 0) {
+        r.bulk = b->port_bulk[port];
+        r.flows = count_flows ? b->port_flows[port] : 0;
+        if (port == f->cur_port && f->cur.len) { /* the flow itself does not count */
+            r.bulk -= f->bulk && r.bulk ? 1 : 0;
+            r.flows -= count_flows && r.flows ? 1 : 0;
+        }
+    }
+    return r;
+}
+
+static int rank_cmp(place_rank a, place_rank c)
+{
+    if (a.bulk != c.bulk)
+        return a.bulk < c.bulk ? -1 : 1;
+    if (a.flows != c.flows)
+        return a.flows < c.flows ? -1 : 1;
+    if (a.len != c.len)
+        return a.len < c.len ? -1 : 1;
+    return 0;
+}
+
 /* The index of the path to put a flow on, among the usable ones. */
 static int32_t pick_slot(bsr *b, bsr_flow *f, bsr_pick pick, int32_t exclude)
 {
     int32_t best = -1;
     uint32_t seen = 0;
+    place_rank best_rank = {0, 0, 0};
     for (uint32_t i = 0; i < f->n_paths; i++) {
         if ((int32_t)i == exclude || !slot_usable(b, &f->paths[i]))
             continue;
@@ -119,18 +160,59 @@ static int32_t pick_slot(bsr *b, bsr_flow *f, bsr_pick pick, int32_t exclude)
                 best = (int32_t)i;
             continue;
         }
-        int32_t port = local_port_of(b, &f->paths[i].path);
-        uint32_t load = port >= 0 ? b->port_flows[port] : 0;
-        if (best < 0) {
+        place_rank r = rank_of(b, f, &f->paths[i].path, true);
+        if (best < 0 || rank_cmp(r, best_rank) < 0) {
             best = (int32_t)i;
-            continue;
+            best_rank = r;
         }
-        int32_t bport = local_port_of(b, &f->paths[best].path);
-        uint32_t bload = bport >= 0 ? b->port_flows[bport] : 0;
-        if (load < bload)
-            best = (int32_t)i;
     }
     return best;
+}
+
+void bsr_flow_bulk_check(bsr *b, bsr_flow *f, uint64_t now)
+{
+    if (now < f->tick_start_ms) { /* the clock went back */
+        f->tick_start_ms = now;
+        f->tick_bytes = 0;
+        return;
+    }
+    uint64_t span = now - f->tick_start_ms;
+    if (span < BSR_BULK_MIN_SPAN_MS)
+        return;
+    bool fast = f->tick_bytes * 8 >= (uint64_t)BSR_BULK_KBPS * span;
+    f->tick_bytes = 0;
+    f->tick_start_ms = now;
+    if (fast)
+        f->last_bulk_ms = now;
+    if (f->bulk) {
+        if (!fast && now - f->last_bulk_ms >= BSR_BULK_HOLD_MS) {
+            port_count(b, f, -1);
+            f->bulk = false;
+            port_count(b, f, +1);
+        }
+        return;
+    }
+    if (!fast || !f->cur.len)
+        return;
+    /* It just became a bulk flow: away from our other bulk flows if a
+     * usable path of its set has fewer of them on its local port. */
+    place_rank cur = rank_of(b, f, &f->cur, false);
+    int32_t best = -1;
+    place_rank best_rank = cur;
+    for (uint32_t i = 0; i < f->n_paths; i++) {
+        if (!slot_usable(b, &f->paths[i]) || bsr_paths_equal(&f->paths[i].path, &f->cur))
+            continue;
+        place_rank r = rank_of(b, f, &f->paths[i].path, false);
+        if (r.bulk < best_rank.bulk || (best >= 0 && r.bulk == best_rank.bulk && r.len < best_rank.len)) {
+            best = (int32_t)i;
+            best_rank = r;
+        }
+    }
+    if (best >= 0)
+        bsr_set_current(b, f, &f->paths[best].path, best);
+    port_count(b, f, -1);
+    f->bulk = true;
+    port_count(b, f, +1);
 }
 
 static void send_probe(bsr *b, bsr_flow *f, uint32_t i, uint64_t now)
@@ -249,7 +331,10 @@ static void select_best(bsr *b, bsr_flow *f)
             cur_eff = eff;
             cur_measured = true;
         }
-        if (best < 0 || eff > best_avail || (eff == best_avail && (int32_t)i == f->cur_index)) {
+        /* Ties on bandwidth go to the shorter path, then to the current one. */
+        if (best < 0 || eff > best_avail ||
+            (eff == best_avail && (s->path.len < f->paths[best].path.len ||
+                                   (s->path.len == f->paths[best].path.len && (int32_t)i == f->cur_index)))) {
             best = (int32_t)i;
             best_avail = eff;
         }
@@ -265,7 +350,8 @@ static void select_best(bsr *b, bsr_flow *f)
     }
     if (best == f->cur_index)
         return;
-    if (cur_measured) {
+    bool shorter_tie = cur_measured && best_avail >= cur_eff && f->paths[best].path.len < f->cur.len;
+    if (cur_measured && !shorter_tie) {
         uint64_t margin = b->cfg.switch_margin_pct ? cur_eff * b->cfg.switch_margin_pct / 100 : 0;
         if (b->cfg.switch_margin_pct && margin < 1)
             margin = 1;

@@ -244,8 +244,8 @@ static void on_hello(engine *e, unsigned port, const uint8_t *frame, const dcn_h
         e->c.drop_not_neighbor++;
         return;
     }
-    if (!e->port[port].carrier) /* a hello proves the carrier */
-        e->port[port].carrier = true;
+    if (!e->port[port].carrier) /* a hello proves the carrier: path selection hears it too */
+        engine_carrier(e, port, true);
     e->c.rx_ok++;
     e->c.hello_rx++;
     if (went_up)
