@@ -2,7 +2,7 @@
 from mininet.cli import CLI
 from mininet.log import output
 
-from .testbed import TestbedError
+from .errors import TestbedError
 
 
 class DcnCLI(CLI):

@@ -51,7 +51,7 @@ def parse_args(argv):
     ap.add_argument("--datapath", choices=("system", "netdev"), default=None,
                     help="OVS datapath (default: kernel if the module is available, else netdev)")
     ap.add_argument("--server-link", default="", help="TCLink options for server links, e.g. bw=100,delay=1ms")
-    ap.add_argument("--highspeed-link", default="", help="TCLink options for MDCube switch-switch links")
+    ap.add_argument("--highspeed-link", default="", help="TCLink options for MDCube inter-container links (default: twice the server link rate)")
     ap.add_argument("--mtu", type=int, default=linkclass.DEFAULT_MTU)
     ap.add_argument("--hello-ms", type=int, default=100, help="agent hello period (fast setting: 100)")
     ap.add_argument("--dead-misses", type=int, default=3)
@@ -74,7 +74,8 @@ def parse_args(argv):
         ap.error("--hello-ms must be >= 10 and --dead-misses >= 1")
     try:
         a.server_params = linkclass.parse_override(a.server_link, linkclass.DEFAULT_SERVER)
-        a.hs_params = linkclass.parse_override(a.highspeed_link, linkclass.DEFAULT_HIGHSPEED)
+        a.hs_params = (linkclass.parse_override(a.highspeed_link, linkclass.highspeed_default(a.server_params))
+                       if a.highspeed_link else None)
     except ValueError as e:
         ap.error(str(e))
     return a

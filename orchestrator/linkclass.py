@@ -1,4 +1,4 @@
-"""Link classes (server links, MDCube high-speed switch-switch fibers) given as
+"""Link classes (server links, MDCube high-speed switch-switch fibres) given as
 Mininet TCLink options (bw in Mb/s, delay, jitter, loss, max_queue_size) and
 turned into tc commands with Mininet's own TCIntf command builders; the
 commands then run in batches instead of one shell round trip each."""
@@ -8,8 +8,41 @@ from mininet.link import TCIntf
 # links and 10 Gb/s container links; the userspace OVS datapath forwards
 # about 1 Gb/s per flow here, and every relay hop is a userspace agent.
 DEFAULT_SERVER = {"bw": 100.0, "delay": None, "jitter": None, "loss": None, "max_queue_size": None}
-DEFAULT_HIGHSPEED = {"bw": 400.0, "delay": None, "jitter": None, "loss": None, "max_queue_size": None}
 DEFAULT_MTU = 1500
+
+# Families whose switch-switch links are the papers' high-speed links. Only
+# MDCube's inter-container fibres are: the BCube and MDCube papers' tree
+# baseline is built of GbE mini-switches, so its leaf-to-root uplinks run at
+# the server link rate, and so does every other switch-switch link.
+HIGHSPEED_FAMILIES = ("mdcube",)
+HIGHSPEED_FACTOR = 2  # MDCube testbed: a bundle of 2 switch ports per fibre
+
+
+def highspeed_default(server):
+    """The MDCube testbed's inter-container link: twice the server rate."""
+    out = dict(server)
+    if out.get("bw") is not None:
+        out["bw"] = HIGHSPEED_FACTOR * out["bw"]
+    return out
+
+
+def params_for(family, kind, server, highspeed):
+    """The class of one link, by the family's paper setup."""
+    if kind == "switch-switch" and family in HIGHSPEED_FAMILIES:
+        return highspeed
+    return server
+
+
+def plan_lines(family, kinds, server, highspeed, mtu):
+    """What the plan printed at start says about link classes."""
+    out = ["server links: %s, MTU %d" % (describe(server), mtu)]
+    if kinds.get("switch-switch"):
+        if family in HIGHSPEED_FAMILIES:
+            out.append("inter-container links (switch-switch): %s" % describe(highspeed))
+        else:
+            out.append("switch-switch links (%s uplinks): %s, the server link rate as in the papers' "
+                       "tree of GbE mini-switches" % (family, describe(server)))
+    return out
 
 
 class _TcCmdBuilder(TCIntf):

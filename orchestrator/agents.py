@@ -1,0 +1,168 @@
+"""The agents: one dcn-agent per server, started in its namespace, asked for
+status over its control socket, waited for, stopped."""
+import json
+import os
+import socket
+import subprocess
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+from . import netops, state
+from .errors import TestbedError
+
+RUN_DIR = state.STATE_DIR
+
+
+class Agents:
+    """Mixin of Testbed: agent processes and auxiliary processes in servers."""
+
+    def _agent_cmd(self, name):
+        w = self.wiring
+        cmd = [self.agent_bin, "--topo", w.spec, "--name", name, "--ctl", self._sock(name),
+               "--hello-ms", str(self.hello_ms), "--dead-misses", str(self.dead_misses),
+               "--mtu", str(self.mtu), "--log", os.path.join(RUN_DIR, "logs", name + ".log"),
+               "--foreground"]
+        if self.server_link.get("bw") is not None:
+            cmd += ["--capacity-mbps", "%d" % int(self.server_link["bw"])]
+        for port, ifn in sorted(w.host_ifname_overrides.get(name, {}).items()):
+            cmd += ["--port", "%d=%s" % (port, ifn)]
+        return cmd + self.agent_args
+
+    def _spawn(self, host, cmd, what, **kw):
+        kw.setdefault("stdin", subprocess.DEVNULL)
+        kw.setdefault("stdout", subprocess.DEVNULL)
+        kw.setdefault("stderr", subprocess.DEVNULL)
+        with netops.in_netns(host.pid):
+            p = subprocess.Popen(cmd, start_new_session=True, **kw)
+        self.state.add_proc(p.pid, what, save=False)
+        return p
+
+    def start_agent(self, name):
+        h = self.hosts[name]
+        errf = open(os.path.join(RUN_DIR, "logs", name + ".stderr"), "ab")
+        try:
+            p = self._spawn(h, self._agent_cmd(name), "agent " + name, stderr=errf)
+        finally:
+            errf.close()
+        self.agents[name] = p
+        return p
+
+    def _start_agents(self):
+        for name in self.hosts:
+            self.start_agent(name)
+        self.state.save()
+        self.log("*** %d agents started" % len(self.agents))
+
+    def agent_status(self, name, timeout=5):
+        """`dcn-ctl status --json`, spoken directly on the agent's control
+        socket (one line request, answer until close; agent/src/agent/ctl.h):
+        no process per query, which matters with thousands of agents."""
+        try:
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+                s.settimeout(timeout)
+                s.connect(self._sock(name))
+                s.sendall(b"status --json\n")
+                chunks = []
+                while True:
+                    d = s.recv(65536)
+                    if not d:
+                        break
+                    chunks.append(d)
+            return json.loads(b"".join(chunks).decode())
+        except (OSError, ValueError):
+            return None
+
+    def _agent_dead(self, name):
+        p = self.agents.get(name)
+        if p is None or p.poll() is None:
+            return None
+        tail = ""
+        for suffix in (".stderr", ".log"):
+            try:
+                with open(os.path.join(RUN_DIR, "logs", name + suffix)) as f:
+                    tail += f.read()[-400:]
+            except OSError:
+                pass
+        return "agent %s exited with status %s: %s" % (name, p.returncode, tail.strip())
+
+    def wait_ready(self, names=None, timeout=None):
+        names = list(names or self.hosts)
+        if timeout is None:
+            timeout = self.ready_timeout or (30 + 0.05 * len(names) +
+                                             self.hello_ms * self.dead_misses / 1000.0)
+        pending = set(names)
+        deadline = time.time() + timeout
+        last_print = 0
+        t0 = time.time()
+        with ThreadPoolExecutor(max_workers=16) as pool:
+            while pending:
+                for n in list(pending):
+                    dead = self._agent_dead(n)
+                    if dead:
+                        raise TestbedError(dead)
+                order = sorted(pending)
+                for n, st in zip(order, pool.map(self.agent_status, order)):
+                    if st and st.get("ready"):
+                        pending.discard(n)
+                done = len(names) - len(pending)
+                if time.time() - last_print >= 1 or not pending:
+                    self.log("*** agents ready %d/%d (%.1f s)" % (done, len(names), time.time() - t0))
+                    last_print = time.time()
+                if not pending:
+                    break
+                if time.time() > deadline:
+                    sample = sorted(pending)[:8]
+                    detail = []
+                    for n in sample:
+                        st = self.agent_status(n)
+                        detail.append("%s: %s" % (n, "unreachable" if st is None else
+                                                  "%s/%s neighbours" % (st.get("neighbors_up"),
+                                                                        st.get("neighbors_total"))))
+                    raise TestbedError("%d agents not ready after %.0f s (%s)" % (
+                        len(pending), timeout, "; ".join(detail)))
+                time.sleep(min(0.2, max(0.05, self.hello_ms / 2000.0)))
+        return time.time() - t0
+
+    def stop_agent(self, name, grace=3.0):
+        p = self.agents.pop(name, None)
+        if p is None:
+            return
+        if p.poll() is None:
+            p.terminate()
+            try:
+                p.wait(grace)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+        self.state.drop_proc(p.pid)
+
+    # -------------------------------------------------------- helpers for use
+    def host(self, name):
+        try:
+            return self.hosts[name]
+        except KeyError:
+            raise TestbedError("no server named %s" % name) from None
+
+    def spawn_in(self, name, cmd, what=None, **kw):
+        """Start a tracked auxiliary process (iperf, ping) in a server."""
+        p = self._spawn(self.host(name), cmd, what or ("aux in " + name), **kw)
+        self.state.save()
+        self.aux[p.pid] = p
+        return p
+
+    def reap(self, p):
+        self.aux.pop(p.pid, None)
+        self.state.drop_proc(p.pid)
+
+    def run_in(self, name, cmd, timeout=60):
+        """Run cmd in a server, wait, return (rc, stdout, stderr); tracked while it runs."""
+        p = self.spawn_in(name, cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        try:
+            out, err = p.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            out, err = p.communicate()
+            return None, out.decode(errors="replace"), "timeout"
+        finally:
+            self.reap(p)
+        return p.returncode, out.decode(errors="replace"), err.decode(errors="replace")

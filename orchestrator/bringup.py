@@ -1,0 +1,276 @@
+"""Bring-up: the wiring from the C library, then hosts, veth links, switches
+(OVS or Linux bridges) and per-port configuration (offloads, shaping),
+each named in the state file before it is created."""
+import os
+import subprocess
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+from mininet.net import Mininet
+
+from . import linkclass, netops, ovs, state
+from .errors import TestbedError
+from .hosts import BatchIntf, DcnHost
+from .topology import TopoError, export, tool_path
+
+RUN_DIR = state.STATE_DIR
+
+
+class BringUp:
+    """Mixin of Testbed: start() and the steps it runs."""
+
+    def start(self):
+        t_all = time.time()
+        t0 = time.time()
+        try:
+            self.wiring = w = export(self.build_dir, self.spec)
+        except TopoError as e:
+            raise TestbedError(str(e)) from None
+        self._phase("export", t0)
+        self.agent_mode = (w.family != "tree") if self.agent_wanted is None else self.agent_wanted
+        if self.agent_mode:
+            self.agent_bin = tool_path(self.build_dir, "dcn-agent")
+            self.ctl_bin = tool_path(self.build_dir, "dcn-ctl")
+            if not self.agent_bin or not self.ctl_bin:
+                raise TestbedError("dcn-agent/dcn-ctl not found in %s (not built yet?); "
+                                   "use --no-agent for a plain L2 bring-up" % self.build_dir)
+            # The agent says whether it can run this topology (its header's
+            # limits, e.g. at most 4 server ports) before anything is created.
+            chk = subprocess.run([self.agent_bin, "--check", "--topo", w.spec, "--name",
+                                  w.server_list[0]["name"]], capture_output=True, text=True)
+            if chk.returncode != 0:
+                raise TestbedError((chk.stderr.strip() or chk.stdout.strip()) +
+                                   " (use --no-agent for a plain L2 bring-up)")
+        self.stp = w.switch_loops()
+        self._check_leftovers()
+        if self.switch_kind == "ovs":
+            ovs.ensure_running(self.log)
+            if self.datapath is None:
+                self.datapath = "system" if ovs.kernel_datapath_available() else "netdev"
+        self._print_plan()
+
+        # The state file lists every name we are about to create, before we create it.
+        d = self.state.data
+        d.update(spec=w.spec, switch=self.switch_kind, datapath=self.datapath,
+                 bridges=[w.bridge[s["name"]] for s in w.switch_list],
+                 root_links=self._root_ifnames(),
+                 sockets=[self._sock(s["name"]) for s in w.server_list] if self.agent_mode else [])
+        self._started = True
+        self.state.save()
+        os.makedirs(os.path.join(RUN_DIR, "logs"), exist_ok=True)
+
+        if self.agent_mode:  # dcn-ctl and dcn-agent on the hosts' PATH (CLI: `h00 dcn-ctl -n h00 status`)
+            d = os.path.dirname(self.ctl_bin)
+            if d not in os.environ.get("PATH", "").split(":"):
+                os.environ["PATH"] = d + ":" + os.environ.get("PATH", "")
+        t0 = time.time()
+        self._create_hosts()
+        self._phase("hosts", t0)
+        t0 = time.time()
+        self._create_links()
+        self._phase("links", t0)
+        t0 = time.time()
+        self._create_switches()
+        self._phase("switches", t0)
+        t0 = time.time()
+        self._configure_hosts()
+        self._phase("host_config", t0)
+        if self.agent_mode:
+            t0 = time.time()
+            self._start_agents()
+            self._phase("agents_start", t0)
+            t0 = time.time()
+            self.wait_ready()
+            self._phase("agents_ready", t0)
+        self.timings["total"] = round(time.time() - t_all, 3)
+        self.log("*** testbed up in %.1f s (%s)" % (self.timings["total"], ", ".join(
+            "%s %.1fs" % (k, v) for k, v in self.timings.items() if k != "total")))
+        return self
+
+    def _check_leftovers(self):
+        data = state.load(self.state.path)
+        if data is None:
+            return
+        if not data.get("corrupt") and state.owner_alive(data):
+            raise TestbedError("another testbed run (pid %d) is active; stop it first"
+                               % data["owner"]["pid"])
+        self.log("*** a previous run left state behind; cleaning it first")
+        state.clean_stale(self.state.path, self.log)
+
+    def _print_plan(self):
+        w = self.wiring
+        kinds = {}
+        for l in w.links:
+            kinds[l["kind"]] = kinds.get(l["kind"], 0) + 1
+        self.log("*** topology %s: %d servers, %d switches, %d links (%s)" % (
+            w.spec, len(w.server_list), len(w.switch_list), len(w.links),
+            ", ".join("%d %s" % (v, k) for k, v in sorted(kinds.items()))))
+        if self.switch_kind == "ovs":
+            sw = "OVS bridges, %s datapath, standalone, no controller, no STP" % self.datapath
+        else:
+            sw = "Linux bridges, no STP"
+        if self.stp:
+            sw = sw.replace("no STP", "STP ON because switch-switch links form loops (slow to converge)")
+        self.log("*** switches: %s" % sw)
+        self.log("*** link classes (scaled down; change with --server-link / --highspeed-link):")
+        for line in linkclass.plan_lines(w.family, kinds, self.server_link, self.highspeed_link, self.mtu):
+            self.log("***   " + line)
+        if self.agent_mode:
+            self.log("*** servers: dcn-agent each (hello %d ms, %d misses)" % (self.hello_ms, self.dead_misses))
+        else:
+            self.log("*** servers: plain IP on their ports, no agent")
+
+    def _root_ifnames(self):
+        w = self.wiring
+        out = []
+        for l in w.links:
+            for end, ifn in ((l["a"], l["a_if"]), (l["b"], l["b_if"])):
+                if not w.is_server(end):
+                    out.append(ifn)
+        return out
+
+    def _sock(self, server):
+        return os.path.join(state.AGENT_SOCK_DIR, "%s.sock" % server)
+
+    def _create_hosts(self, workers=8):
+        """Mininet hosts, several shells started at once (each start mostly
+        waits for its bash prompt); PIDs recorded in chunks as they come."""
+        w = self.wiring
+        self.net = Mininet(topo=None, build=False, controller=None, autoSetMacs=False)
+        n = len(w.server_list)
+        t0 = last = time.time()
+
+        def make(s):
+            return DcnHost(s["name"], s["id"], w.server_ip(s["id"]), self.agent_mode)
+
+        made = {}
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            futures = [pool.submit(make, s) for s in w.server_list]
+            try:
+                for i, f in enumerate(futures):
+                    h = f.result()
+                    made[h.name] = h
+                    self.state.data["hosts"].append(state.proc_ref(h.pid, "host " + h.name))
+                    if i % 64 == 63 or i == n - 1:
+                        self.state.save()
+                    if time.time() - last > 2 and i < n - 1:
+                        self.log("*** hosts %d/%d (%.0f s)" % (i + 1, n, time.time() - t0))
+                        last = time.time()
+            finally:
+                # keep every host that did start, even on error, so teardown finds it
+                for f in futures:
+                    if f.done() and not f.cancelled() and f.exception() is None:
+                        h = f.result()
+                        made.setdefault(h.name, h)
+                        ref = state.proc_ref(h.pid, "host " + h.name)
+                        if all(r["pid"] != h.pid for r in self.state.data["hosts"]):
+                            self.state.data["hosts"].append(ref)
+                self.state.save()
+        for s in w.server_list:  # server order, as the export lists them
+            h = made[s["name"]]
+            self.hosts[h.name] = h
+            self.net.hosts.append(h)
+            self.net.nameToNode[h.name] = h
+        # new interfaces in the hosts inherit "no IPv6" (no RS/DAD/MLD noise on raw ports)
+        for h in self.hosts.values():
+            netops.write_sysctls([("/proc/sys/net/ipv6/conf/default/disable_ipv6", "1"),
+                                  ("/proc/sys/net/ipv6/conf/all/disable_ipv6", "1")], h.pid)
+        self.log("*** %d hosts (%.1f s)" % (n, time.time() - t0))
+
+    def _create_links(self):
+        w = self.wiring
+        lines = []
+        mtu = self.mtu
+        for l in w.links:
+            ends = []
+            for end, ifn in ((l["a"], l["a_if"]), (l["b"], l["b_if"])):
+                ns = " netns %d" % self.hosts[end].pid if w.is_server(end) else ""
+                ends.append("%s%s mtu %d" % (ifn, ns, mtu))
+            lines.append("link add %s type veth peer name %s" % (ends[0], ends[1]))
+        for i in range(0, len(lines), 2048):
+            netops.run_batch("ip", lines[i:i + 2048], force=False)
+        # register the host-side ends as Mininet interfaces, in port order
+        for l in sorted(w.links, key=lambda x: (x["a_port"])):
+            for end, port, ifn in ((l["a"], l["a_port"], l["a_if"]), (l["b"], l["b_port"], l["b_if"])):
+                if w.is_server(end):
+                    BatchIntf(ifn, self.hosts[end], port, link=None)
+        self.log("*** %d links" % len(lines))
+
+    def _link_params(self, l):
+        return linkclass.params_for(self.wiring.family, l["kind"], self.server_link, self.highspeed_link)
+
+    def _configure_hosts(self):
+        """Per host: ports up, offloads, shaping, address (tree baseline).
+        Root side: switch ports up, no IPv6, offloads, shaping."""
+        w = self.wiring
+        per_host = {}
+        root_ifs, root_tc = [], []
+        for l in w.links:
+            params = self._link_params(l)
+            for end, ifn in ((l["a"], l["a_if"]), (l["b"], l["b_if"])):
+                if w.is_server(end):
+                    per_host.setdefault(end, []).append((ifn, params))
+                else:
+                    root_ifs.append(ifn)
+                    root_tc += linkclass.tc_lines(ifn, params)
+        offload = self.switch_kind == "ovs" and self.datapath == "netdev"
+        netops.write_sysctls([("/proc/sys/net/ipv6/conf/%s/disable_ipv6" % i, "1") for i in root_ifs])
+        if offload:
+            netops.offloads_off(root_ifs)
+        netops.run_batch("tc", root_tc)
+        missing = netops.set_up(root_ifs)
+        if missing:
+            raise TestbedError("switch ports missing: %s" % " ".join(missing[:10]))
+        for name, h in self.hosts.items():
+            ifs = per_host.get(name, [])
+            names = [i for i, _ in ifs]
+            if offload:
+                netops.offloads_off(names, h.pid)
+            tc = []
+            for ifn, params in ifs:
+                tc += linkclass.tc_lines(ifn, params)
+            netops.run_batch("tc", tc, pid=h.pid)
+            missing = netops.set_up(["lo"] + names, h.pid)
+            if missing:
+                raise TestbedError("%s: interfaces missing: %s" % (name, " ".join(missing)))
+            if not self.agent_mode and names:
+                # tree baseline: the address on the single port
+                first = h.intfs[min(h.intfs)]
+                netops.run_batch("ip", ["addr add %s/8 dev %s" % (h.dcn_ip, first.name)], pid=h.pid)
+                first.ip, first.prefixLen = h.dcn_ip, 8
+        self.log("*** ports configured%s" % (" (offloads off on both veth ends)" if offload else ""))
+
+    def _create_switches(self):
+        w = self.wiring
+        ports = {}
+        for l in w.links:
+            for end, ifn in ((l["a"], l["a_if"]), (l["b"], l["b_if"])):
+                if not w.is_server(end):
+                    ports.setdefault(end, []).append(ifn)
+        if self.switch_kind == "ovs":
+            cmds = []
+            for s in w.switch_list:
+                cmds += ovs.add_bridge_cmds(w.bridge[s["name"]], self.datapath,
+                                            sorted(ports.get(s["name"], []), key=_port_key), stp=self.stp)
+            ovs.vsctl_batch(cmds, chunk=1024)
+        else:
+            lines = []
+            for s in w.switch_list:
+                b = w.bridge[s["name"]]
+                lines.append("link add %s type bridge %s mcast_snooping 0 ageing_time 30000" % (
+                    b, "stp_state 1 forward_delay 200 hello_time 100 max_age 600" if self.stp
+                    else "stp_state 0 forward_delay 0"))
+                for p in ports.get(s["name"], []):
+                    lines.append("link set dev %s master %s" % (p, b))
+                lines.append("link set dev %s up" % b)
+            netops.run_batch("ip", lines, force=False)
+            netops.write_sysctls([("/proc/sys/net/ipv6/conf/%s/disable_ipv6" % w.bridge[s["name"]], "1")
+                                  for s in w.switch_list])
+        self.log("*** %d %s bridges" % (len(w.switch_list), "OVS" if self.switch_kind == "ovs" else "Linux"))
+
+
+def _port_key(ifn):
+    try:
+        return int(ifn.rsplit("-eth", 1)[1])
+    except (IndexError, ValueError):
+        return 0

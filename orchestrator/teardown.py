@@ -1,0 +1,121 @@
+"""Teardown: removes exactly what the run created (processes by PID, bridges,
+host namespaces, root-side veths, control sockets), each step even when an
+earlier one failed."""
+import os
+import signal
+import subprocess
+import time
+
+from . import netops, ovs, state
+
+
+class Teardown:
+    """Mixin of Testbed."""
+
+    def stop(self):
+        if self._stopped:
+            return
+        self._stopped = True
+        if not self._started:
+            return
+        old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM, signal.SIGHUP})
+        try:
+            self._teardown()
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+    def _teardown(self):
+        """Every step runs even when an earlier one fails; errors are reported."""
+        t0 = time.time()
+        self.log("*** tearing down")
+        errors = []
+        # Host shells go before the root-side veths: a dying namespace removes
+        # all its devices (and so their peers) in one batch, far faster than
+        # deleting thousands of veths one by one.
+        for step in (self._stop_processes, self._delete_bridges, self._stop_hosts,
+                     self._delete_root_links, self._remove_sockets):
+            try:
+                step()
+            except Exception as e:  # pylint: disable=broad-except
+                errors.append("%s: %s" % (step.__name__, e))
+        if errors:
+            self.log("*** teardown problems (state file kept for make clean-testbed): " + "; ".join(errors))
+        else:
+            self.state.remove()
+        self.log("*** teardown done in %.1f s" % (time.time() - t0))
+
+    def _stop_processes(self):
+        procs = list(self.aux.values()) + list(self.agents.values())
+        for p in procs:
+            if p.poll() is None:
+                try:
+                    p.terminate()
+                except ProcessLookupError:
+                    pass
+        deadline = time.time() + 3
+        for p in procs:
+            try:
+                p.wait(max(0.01, deadline - time.time()))
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+        # anything the state lists that is not a Popen of ours (should be none)
+        mine = {p.pid for p in procs}
+        state.stop_processes([r for r in self.state.data["procs"] if r["pid"] not in mine], grace=1)
+        self.agents.clear()
+        self.aux.clear()
+        self.state.data["procs"] = []
+        self.state.save()
+
+    def _delete_bridges(self):
+        bridges = list(self.state.data.get("bridges", []))
+        if self.switch_kind == "ovs":
+            if bridges and ovs.daemons_running():
+                ovs.del_bridges(bridges)
+            # a netdev bridge's internal port is a tap device vswitchd removes;
+            # if vswitchd died, remove the ones named after our bridges
+            left = [b for b in bridges if netops.link_exists(b)]
+            netops.run_batch("ip", ["link del dev %s" % b for b in left], check=False)
+        else:
+            present = [b for b in bridges if netops.link_exists(b)]
+            netops.run_batch("ip", ["link del dev %s" % b for b in present], check=False)
+
+    def _delete_root_links(self):
+        rl = netops.wait_links_gone(self.state.data.get("root_links", []))
+        netops.run_batch("ip", ["link del dev %s" % n for n in rl], check=False)
+
+    def _stop_hosts(self):
+        for h in self.hosts.values():  # signal every shell first, then reap each
+            if h.shell and h.shell.poll() is None:
+                try:
+                    os.killpg(h.shell.pid, signal.SIGHUP)
+                except OSError:
+                    pass
+        for h in self.hosts.values():
+            try:
+                h.terminate()
+            except Exception:  # pylint: disable=broad-except
+                pass
+        # anything the hosts list that still lives goes by pid
+        state.stop_processes([r for r in self.state.data["hosts"] if state.same_process(r)], grace=1)
+
+    def _remove_sockets(self):
+        for s in self.state.data.get("sockets", []):
+            try:
+                os.unlink(s)
+            except OSError:
+                pass
+
+    # ------------------------------------------------------------ inspection
+    def leftovers(self):
+        """What of this run still exists (empty lists after a clean stop)."""
+        w = self.wiring
+        out = {"bridges": [], "links": [], "hosts": [], "procs": []}
+        if not w:
+            return out
+        names = [w.bridge[s["name"]] for s in w.switch_list]
+        existing = set(ovs.list_bridges()) if ovs.daemons_running() else set()
+        out["bridges"] = [b for b in names if b in existing or netops.link_exists(b)]
+        out["links"] = [n for n in self._root_ifnames() if netops.link_exists(n)]
+        out["hosts"] = [h.name for h in self.hosts.values() if state.proc_start_time(h.pid)]
+        return out
