@@ -1,0 +1,16 @@
+"""The experiment library shared by every script in experiments/.
+
+An experiment script is short: it declares its options, brings up the
+topology and its baseline with `Experiment.testbed`, drives traffic with
+`traffic`, injects failures through the testbed, and ends with
+`Experiment.finish`, which writes results/<experiment>/summary.json with the
+fidelity verdict. Everything else lives here:
+
+  experiment.py  options, lock, progress, results folder, summary and fidelity
+  samplers.py    the box's CPU and every link's byte counters, sampled
+  traffic.py     iperf3 flows (JSON) and dcn-relay transfers
+  agentctl.py    dcn-ctl over the agents' control sockets, path timelines
+  plots.py       matplotlib figures in the papers' style
+  report.py      results/README.md from every summary.json
+"""
+from .experiment import Experiment, ExperimentError  # noqa: F401

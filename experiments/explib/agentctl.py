@@ -1,0 +1,79 @@
+"""dcn-ctl spoken directly on the agents' control sockets (one request line,
+the answer until close; docs/interfaces.md), and a watcher that records when
+the flows of one source change path."""
+import json
+import socket
+import threading
+import time
+
+
+def ctl(tb, name, request, timeout=5):
+    """The parsed JSON answer of `dcn-ctl -n NAME REQUEST --json`, or None."""
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+            s.settimeout(timeout)
+            s.connect(tb._sock(name))  # pylint: disable=protected-access
+            s.sendall((request + " --json\n").encode())
+            chunks = []
+            while True:
+                d = s.recv(65536)
+                if not d:
+                    break
+                chunks.append(d)
+        return json.loads(b"".join(chunks).decode())
+    except (OSError, ValueError):
+        return None
+
+
+def flows(tb, name):
+    r = ctl(tb, name, "flows")
+    return r.get("flows", []) if r else []
+
+
+def counters(tb, name):
+    r = ctl(tb, name, "counters")
+    return r.get("counters", {}) if r else {}
+
+
+def flow_key(f):
+    return (f["src"], f["sport"], f["dst"], f["dport"], f["proto"])
+
+
+class PathWatcher(threading.Thread):
+    """Polls the flows of some agents every `period` s and keeps every change
+    of a flow's path: changes = [(unix time, agent, key, path list)]."""
+
+    def __init__(self, tb, names, period=0.1, match=None):
+        super().__init__(daemon=True)
+        self.tb, self.names, self.period = tb, list(names), period
+        self.match = match or (lambda f: f.get("proto") == 6)
+        self.current = {}
+        self.changes = []
+        self.last = {}  # key -> last flow record seen
+        self._halt = threading.Event()
+
+    def run(self):
+        while not self._halt.is_set():
+            t = time.time()
+            for n in self.names:
+                for f in flows(self.tb, n):
+                    if not self.match(f):
+                        continue
+                    k = (n,) + flow_key(f)
+                    self.last[k] = f
+                    if self.current.get(k) != f["path"]:
+                        self.current[k] = f["path"]
+                        self.changes.append((t, n, k, f["path"]))
+            self._halt.wait(self.period)
+
+    def stop(self):
+        self._halt.set()
+        if self.is_alive():
+            self.join(5)
+
+    def rows(self, t0):
+        """CSV rows: seconds since t0, agent, flow, path."""
+        out = [["t_s", "agent", "flow", "path"]]
+        for t, n, k, p in self.changes:
+            out.append(["%.3f" % (t - t0), n, "%s:%s>%s:%s" % k[1:5], " ".join(p)])
+        return out

@@ -1,0 +1,300 @@
+"""One experiment run: options, the testbed lock, progress, the results
+folder, samplers around every network it brings up, and the summary with
+its fidelity verdict.
+
+Results are written to results/<name>.partial/ and moved to
+results/<name>/ only when the run finishes, so an interrupted run loses
+nothing that was there before."""
+import argparse
+import contextlib
+import csv
+import fcntl
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, REPO)
+
+from orchestrator import linkclass  # noqa: E402
+from orchestrator.testbed import SWITCH_KINDS, Testbed, TestbedError  # noqa: E402
+
+from .samplers import CpuSampler, LinkSampler  # noqa: E402
+
+RESULTS = os.path.join(REPO, "results")
+LOCK = "/run/dcn-netns.lock"
+CPU_LIMIT = 0.90          # a run above this is not a result
+SATURATION_TOLERANCE = 0.05
+PAPER_LINK_MBPS = 1000.0  # the papers' testbeds: GbE server links
+CAPACITY_SUMMARY = os.path.join(RESULTS, "capacity", "summary.json")
+FALLBACK_CHOICE = {"switch": "lxbr", "mtu": 9000, "link_mbps": 50}
+
+
+class ExperimentError(RuntimeError):
+    pass
+
+
+def git_commit():
+    def git(*args):
+        r = subprocess.run(["git", "-C", REPO] + list(args), stdout=subprocess.PIPE,
+                           stderr=subprocess.DEVNULL, text=True)
+        return r.stdout.strip() if r.returncode == 0 else None
+    head = git("rev-parse", "HEAD")
+    dirty = git("status", "--porcelain", "--untracked-files=no", "--", ".", ":!results")
+    return (head or "unknown") + ("-dirty" if dirty else "")
+
+
+def default_choice():
+    """The switch, MTU and link rate the capacity table picked (see
+    experiments/capacity); the fallback when it was never run."""
+    try:
+        with open(CAPACITY_SUMMARY) as f:
+            c = json.load(f)["choice"]
+        return {"switch": c["switch"], "mtu": int(c["mtu"]), "link_mbps": float(c["link_mbps"]),
+                "source": "results/capacity/summary.json"}
+    except (OSError, ValueError, KeyError):
+        return dict(FALLBACK_CHOICE, source="fallback (no capacity table yet)")
+
+
+class Net:
+    """A testbed up, with its CPU and link samplers running."""
+
+    def __init__(self, ex, label, tb, cpu, links):
+        self.ex, self.label, self.tb, self.cpu, self.links = ex, label, tb, cpu, links
+        self.t0 = time.time()
+        self.windows = []       # (t0, t1) of traffic, for the CPU verdict
+        self.saturation = []    # link checks
+
+    def name(self, server_id):
+        """The host name of server `server_id` (the library's numbering)."""
+        return self.tb.wiring.server_list[server_id]["name"]
+
+    def traffic_window(self, t0, t1):
+        self.windows.append((t0, t1))
+
+    def expect_saturated(self, dirs, t0, t1):
+        """The pattern should fill these link directions ("A>B") from t0 to
+        t1: each must carry within 5 % of its configured rate."""
+        util = self.links.utilisation(t0, t1)
+        for d in dirs:
+            u = util.get(d)
+            self.saturation.append({"run": self.label, "link": d, "utilisation": None if u is None else round(u, 4),
+                                    "ok": u is not None and abs(u - 1.0) <= SATURATION_TOLERANCE})
+
+    def report(self):
+        wins = self.windows or [(self.t0, time.time())]
+        cpu_max, cpu_mean, cpu_nice = [], [], []
+        for a, b in wins:
+            st = self.cpu.stats(a, b)
+            if st["max"] is not None:
+                cpu_max.append(st["max"])
+                cpu_mean.append(st["mean"])
+                cpu_nice.append(st["max_incl_nice"])
+        util = {}
+        for a, b in wins[:1]:
+            util = {k: (None if v is None else round(v, 4)) for k, v in self.links.utilisation(a, b).items()}
+        return {"spec": self.tb.wiring.spec, "cpu_busy_max": max(cpu_max) if cpu_max else None,
+                "cpu_busy_mean": round(sum(cpu_mean) / len(cpu_mean), 4) if cpu_mean else None,
+                "cpu_busy_max_incl_nice": max(cpu_nice) if cpu_nice else None,
+                "link_utilisation": util, "saturation_checks": self.saturation}
+
+
+class Experiment:
+    def __init__(self, name, description, size_help=None):
+        self.name = name
+        self.ap = argparse.ArgumentParser(prog="experiments/" + name, description=description,
+                                          formatter_class=argparse.RawDescriptionHelpFormatter)
+        ch = default_choice()
+        self.choice = ch
+        g = self.ap.add_argument_group("emulation (defaults from the capacity table: %s)" % ch["source"])
+        g.add_argument("--switch", choices=SWITCH_KINDS, default=ch["switch"],
+                       help="switch emulation (default %(default)s)")
+        g.add_argument("--mtu", type=int, default=ch["mtu"], help="link MTU (default %(default)s, the papers' 9 KB)")
+        g.add_argument("--link-mbps", type=float, default=ch["link_mbps"],
+                       help="server link rate, Mb/s (default %(default)s; the papers: 1000)")
+        g.add_argument("--hello-ms", type=int, default=1000,
+                       help="agent hello period (default 1000, the papers'; the fast setting is 100)")
+        g.add_argument("--size-scale", type=float, default=1.0,
+                       help="transfer sizes as a fraction of the paper's scaled to the link rate "
+                            "(1: the paper's bytes x link-mbps/1000, so durations match the paper's)")
+        g.add_argument("--seed", type=int, default=1)
+        g.add_argument("--build-dir", default=os.path.join(REPO, "build"))
+        g.add_argument("--out", default=None, help="results folder (default results/%s)" % name)
+        g.add_argument("--tiny", action="store_true",
+                       help="a seconds-long run for the test suite (size-scale at most 0.01)")
+        self.a = None
+        self.t_start = time.time()
+        self._lock = None
+        self.nets = []
+        self.files = {}
+
+    def add_argument(self, *args, **kw):
+        return self.ap.add_argument(*args, **kw)
+
+    # --------------------------------------------------------------- setup
+    def parse(self, argv=None):
+        a = self.ap.parse_args(argv)
+        if not 576 <= a.mtu <= 9000:
+            self.ap.error("--mtu must be 576..9000")
+        if not 1 <= a.link_mbps <= 10000:
+            self.ap.error("--link-mbps must be 1..10000")
+        if not 0 < a.size_scale <= 10:
+            self.ap.error("--size-scale must be in (0, 10]")
+        if a.hello_ms < 10:
+            self.ap.error("--hello-ms must be >= 10")
+        if a.tiny:
+            a.size_scale = min(a.size_scale, 0.01)
+        if os.geteuid() != 0:
+            self.ap.error("needs root (network namespaces, bridges): sudo experiments/%s" % self.name)
+        for tool in ("dcn-topo", "dcn-agent", "dcn-ctl"):
+            from orchestrator.topology import tool_path
+            if not tool_path(a.build_dir, tool):
+                self.ap.error("%s not found in %s: run make build first" % (tool, a.build_dir))
+        if shutil.which("iperf3") is None:
+            self.ap.error("iperf3 missing: sudo make deps")
+        self.a = a
+        self.out = a.out or os.path.join(RESULTS, self.name)
+        self.work = self.out.rstrip("/") + ".partial"
+        shutil.rmtree(self.work, ignore_errors=True)
+        os.makedirs(os.path.join(self.work, "raw"))
+        self._take_lock()
+        self.log("%s: switch %s, MTU %d, server links %g Mb/s, hello %d ms, size scale %g, seed %d" % (
+            self.name, a.switch, a.mtu, a.link_mbps, a.hello_ms, a.size_scale, a.seed))
+        return a
+
+    def _take_lock(self):
+        self._lock = open(LOCK, "a")
+        try:
+            fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            self.log("waiting for another testbed run to finish (%s)" % LOCK)
+            fcntl.flock(self._lock, fcntl.LOCK_EX)
+
+    def log(self, msg):
+        print("[%6.1f s] %s" % (time.time() - self.t_start, msg), flush=True)
+
+    def scaled_bytes(self, paper_bytes):
+        """The paper's transfer size scaled to this run's link rate and --size-scale."""
+        return max(1 << 20, int(paper_bytes * self.a.link_mbps / PAPER_LINK_MBPS * self.a.size_scale))
+
+    # ------------------------------------------------------------- networks
+    @contextlib.contextmanager
+    def testbed(self, spec, label, hello_ms=None, agent=None, link_period=1.0, switch=None, mtu=None,
+                link_mbps=None):
+        a = self.a
+        server = dict(linkclass.DEFAULT_SERVER, bw=link_mbps or a.link_mbps)
+        tb = Testbed(a.build_dir, spec, switch=switch or a.switch, server_link=server, mtu=mtu or a.mtu,
+                     hello_ms=hello_ms or a.hello_ms, agent=agent,
+                     log=lambda m: self.log("  " + m.replace("*** ", "")))
+        cpu = links = None
+        try:
+            self.log("%s: bringing up %s" % (label, spec))
+            try:
+                tb.start()
+            except TestbedError as e:
+                raise ExperimentError("%s: %s" % (label, e)) from None
+            cpu = CpuSampler(0.5)
+            links = LinkSampler(tb.wiring, lambda l: linkclass.params_for(
+                tb.wiring.family, l["kind"], tb.server_link, tb.highspeed_link).get("bw"), link_period)
+            cpu.start()
+            links.start()
+            net = Net(self, label, tb, cpu, links)
+            self.nets.append(net)
+            yield net
+        finally:
+            for s in (cpu, links):
+                if s:
+                    s.stop()
+            tb.stop()
+        self.write_csv("%s_links.csv" % label, links.timeline_rows())
+        self.write_csv("%s_cpu.csv" % label, [["unix_time", "busy", "busy_incl_nice"]] +
+                       [["%.3f" % t, "%.4f" % v[0], "%.4f" % v[1]] for t, v in cpu.samples])
+
+    # -------------------------------------------------------------- output
+    def path(self, name):
+        return os.path.join(self.work, name)
+
+    def write_json(self, name, obj):
+        with open(self.path(name), "w") as f:
+            json.dump(obj, f, indent=2, sort_keys=False)
+            f.write("\n")
+
+    def write_csv(self, name, rows):
+        with open(self.path(name), "w", newline="") as f:
+            csv.writer(f).writerows(rows)
+
+    def save_flows(self, label, flows):
+        """iperf3 JSON of every flow under raw/, and their summaries."""
+        for i, fl in enumerate(flows):
+            if fl.result is not None:
+                with open(self.path("raw/%s_%03d_%s.json" % (label, i, fl.label.replace(">", "-"))), "w") as f:
+                    json.dump(fl.result, f)
+        return [fl.summary() for fl in flows]
+
+    def finish(self, measured, baseline=None, paper=None, ratio_measured=None, ratio_paper=None,
+               flows_failed=0, extra=None, notes=None):
+        """Writes summary.json with the fidelity verdict and moves the results
+        into place. Returns the exit status: 0 valid, 3 invalid."""
+        a = self.a
+        reasons = []
+        runs = {n.label: n.report() for n in self.nets}
+        cpu_max = max([r["cpu_busy_max"] for r in runs.values() if r["cpu_busy_max"] is not None] or [0.0])
+        if cpu_max > CPU_LIMIT:
+            reasons.append("box CPU %.0f %% busy (limit %.0f %%)" % (100 * cpu_max, 100 * CPU_LIMIT))
+        if flows_failed:
+            reasons.append("%d flows failed to finish" % flows_failed)
+        for r in runs.values():
+            for c in r["saturation_checks"]:
+                if not c["ok"]:
+                    reasons.append("%s: link %s carried %s of its rate (expected 1 +- %.2f)" % (
+                        c["run"], c["link"], "?" if c["utilisation"] is None else "%.3f" % c["utilisation"],
+                        SATURATION_TOLERANCE))
+        summary = {
+            "experiment": self.name,
+            "valid": not reasons,
+            "invalid_reasons": reasons,
+            "measured": measured,
+            "baseline": baseline,
+            "ratio_measured": ratio_measured,
+            "paper": paper,
+            "ratio_paper": ratio_paper,
+            "switch": a.switch,
+            "link_mbps": a.link_mbps,
+            "mtu": a.mtu,
+            "hello_ms": a.hello_ms,
+            "size_scale": a.size_scale,
+            "duration_s": round(time.time() - self.t_start, 1),
+            "seed": a.seed,
+            "cpu_busy_max": round(cpu_max, 4),
+            "cpu_busy_max_incl_nice": max([r["cpu_busy_max_incl_nice"] for r in runs.values()
+                                           if r["cpu_busy_max_incl_nice"] is not None] or [0.0]),
+            "git_commit": git_commit(),
+            "date_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "runs": runs,
+        }
+        if extra:
+            summary.update(extra)
+        if notes:
+            summary["method"] = notes
+        self.write_json("summary.json", summary)
+        if os.path.isdir(self.out):
+            shutil.rmtree(self.out)
+        os.rename(self.work, self.out)
+        self.log("%s: %s; results in %s" % (self.name, "VALID" if not reasons else "NOT VALID: " + "; ".join(reasons),
+                                            os.path.relpath(self.out, os.getcwd())))
+        return 0 if not reasons else 3
+
+    def main(self, body):
+        """Runs body(self) with clean error handling: one line, no traceback,
+        for the user's mistakes and the testbed's refusals."""
+        try:
+            return body(self)
+        except ExperimentError as e:
+            self.log("error: %s" % e)
+            return 2
+        except KeyboardInterrupt:
+            self.log("interrupted; previous results left as they were")
+            return 130

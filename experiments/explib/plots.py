@@ -1,0 +1,52 @@
+"""Figures in the papers' style (matplotlib, Agg backend: no display)."""
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+PAPER_STYLE = dict(color="0.55", hatch="//", edgecolor="0.3")
+
+
+def bars(path, title, groups, series, ylabel, note=None):
+    """Grouped bars. groups: labels on the x axis; series: [(label, [values], style)]."""
+    fig, ax = plt.subplots(figsize=(6.4, 3.8))
+    n = len(series)
+    width = 0.8 / max(1, n)
+    for i, (label, vals, style) in enumerate(series):
+        xs = [g + (i - (n - 1) / 2) * width for g in range(len(groups))]
+        ax.bar(xs, [v if v is not None else 0 for v in vals], width, label=label, **(style or {}))
+        for x, v in zip(xs, vals):
+            if v is not None:
+                ax.text(x, v, "%.0f" % v, ha="center", va="bottom", fontsize=7)
+    ax.set_xticks(range(len(groups)))
+    ax.set_xticklabels(groups)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title, fontsize=10)
+    ax.legend(fontsize=8)
+    if note:
+        fig.text(0.01, 0.01, note, fontsize=6, color="0.3")
+    fig.tight_layout(rect=(0, 0.04 if note else 0, 1, 1))
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def timeline(path, title, curves, ylabel, events=(), note=None, xlabel="time (s)"):
+    """curves: [(label, [(t, v)], style)]; events: [(t, text)] drawn as verticals."""
+    fig, ax = plt.subplots(figsize=(6.4, 3.8))
+    for label, pts, style in curves:
+        if pts:
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], label=label, **(style or {}))
+    for t, text in events:
+        ax.axvline(t, color="r", ls=":", lw=1)
+        ax.text(t, ax.get_ylim()[1] * 0.97, " " + text, color="r", fontsize=7, va="top", rotation=90)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title, fontsize=10)
+    ax.set_ylim(bottom=0)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    if note:
+        fig.text(0.01, 0.01, note, fontsize=6, color="0.3")
+    fig.tight_layout(rect=(0, 0.04 if note else 0, 1, 1))
+    fig.savefig(path, dpi=120)
+    plt.close(fig)

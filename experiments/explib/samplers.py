@@ -1,0 +1,125 @@
+"""Background samplers: the box's CPU (from /proc/stat) and the byte counters
+of every link, read on the link's root-namespace end (a switch port), so one
+thread observes the whole emulated network without entering a namespace."""
+import threading
+import time
+
+
+def _cpu_times():
+    """(total, idle + iowait, nice) jiffies of the whole box (guest time is
+    already inside user and nice)."""
+    with open("/proc/stat") as f:
+        parts = f.readline().split()
+    vals = [int(x) for x in parts[1:9]]
+    idle = vals[3] + vals[4]
+    return sum(vals), idle, vals[1]
+
+
+class _Sampler(threading.Thread):
+    def __init__(self, period):
+        super().__init__(daemon=True)
+        self.period = period
+        self._halt = threading.Event()
+        self.samples = []  # (unix time, value)
+
+    def stop(self):
+        self._halt.set()
+        if self.is_alive():
+            self.join(5)
+
+    def run(self):
+        prev = self.read()
+        while not self._halt.wait(self.period):
+            cur = self.read()
+            self.samples.append((time.time(), self.diff(prev, cur)))
+            prev = cur
+
+    def window(self, t0=None, t1=None):
+        return [(t, v) for t, v in self.samples if (t0 is None or t >= t0) and (t1 is None or t <= t1)]
+
+
+class CpuSampler(_Sampler):
+    """Fraction of the box's CPU time that was busy over each period, as
+    (busy, busy including niced work). Work at nice 19 (builds of other
+    developers on a shared box) yields the CPU to the emulation at once, so
+    the verdict uses the first; both are kept."""
+
+    def read(self):
+        return _cpu_times()
+
+    @staticmethod
+    def diff(prev, cur):
+        total, idle, nice = cur[0] - prev[0], cur[1] - prev[1], cur[2] - prev[2]
+        if total <= 0:
+            return (0.0, 0.0)
+        return (max(0.0, min(1.0, 1.0 - (idle + nice) / total)), max(0.0, min(1.0, 1.0 - idle / total)))
+
+    def stats(self, t0=None, t1=None):
+        win = [v for _, v in self.window(t0, t1)]
+        if not win:
+            return {"max": None, "mean": None, "max_incl_nice": None, "samples": 0}
+        vals = [v[0] for v in win]
+        return {"max": round(max(vals), 4), "mean": round(sum(vals) / len(vals), 4),
+                "max_incl_nice": round(max(v[1] for v in win), 4), "samples": len(vals)}
+
+
+def _read_counter(ifname, what):
+    try:
+        with open("/sys/class/net/%s/statistics/%s" % (ifname, what)) as f:
+            return int(f.read())
+    except (OSError, ValueError):
+        return None
+
+
+class LinkSampler(_Sampler):
+    """Rate (Mb/s) of both directions of every link. Directions are named
+    "A>B". A server-switch link is read on its switch port (rx: from the
+    server, tx: towards it); a switch-switch link on its a end."""
+
+    def __init__(self, wiring, capacity_of, period=1.0):
+        super().__init__(period)
+        self.dirs = []  # (name, ifname, counter, capacity Mb/s)
+        for l in wiring.links:
+            a, b = l["a"], l["b"]
+            cap = capacity_of(l)
+            if not wiring.is_server(a):
+                ifn = l["a_if"]
+                self.dirs += [("%s>%s" % (a, b), ifn, "tx_bytes", cap), ("%s>%s" % (b, a), ifn, "rx_bytes", cap)]
+            elif not wiring.is_server(b):
+                ifn = l["b_if"]
+                self.dirs += [("%s>%s" % (b, a), ifn, "tx_bytes", cap), ("%s>%s" % (a, b), ifn, "rx_bytes", cap)]
+            # server-server cables (DCell) have no root end; not sampled
+        self.names = [d[0] for d in self.dirs]
+        self.capacity = {d[0]: d[3] for d in self.dirs}
+        self._last_t = None
+
+    def read(self):
+        return time.time(), [_read_counter(ifn, c) for _, ifn, c, _ in self.dirs]
+
+    @staticmethod
+    def diff(prev, cur):
+        dt = cur[0] - prev[0]
+        out = []
+        for a, b in zip(prev[1], cur[1]):
+            out.append(None if a is None or b is None or dt <= 0 else (b - a) * 8 / dt / 1e6)
+        return out
+
+    def mean_rates(self, t0=None, t1=None):
+        """Mean Mb/s per direction over the window."""
+        win = [v for _, v in self.window(t0, t1)]
+        out = {}
+        for i, name in enumerate(self.names):
+            vals = [s[i] for s in win if s[i] is not None]
+            out[name] = sum(vals) / len(vals) if vals else None
+        return out
+
+    def utilisation(self, t0=None, t1=None):
+        rates = self.mean_rates(t0, t1)
+        return {n: (None if r is None or not self.capacity[n] else r / self.capacity[n]) for n, r in rates.items()}
+
+    def timeline_rows(self):
+        """CSV rows: time, then one Mb/s column per direction."""
+        rows = [["unix_time"] + self.names]
+        for t, vals in self.samples:
+            rows.append(["%.3f" % t] + ["" if v is None else "%.3f" % v for v in vals])
+        return rows
