@@ -13,7 +13,7 @@ APT_PACKAGES := build-essential cmake pkg-config check libev-dev libnl-3-dev lib
                 libpcap-dev openvswitch-switch mininet iperf3 ethtool iproute2 procps tcpdump \
                 python3-pytest python3-matplotlib iputils-ping
 
-.PHONY: all deps build test test-unit test-integration bench testbed clean-testbed clean help
+.PHONY: all deps build test test-unit test-integration bench testbed clean-testbed clean help experiments
 
 all: build
 
@@ -22,6 +22,7 @@ help:
 	@echo "sudo make test      run every test"
 	@echo "make build          build dcn-topo and the library (Release, in $(BUILD)/)"
 	@echo "make bench          run the benchmarks"
+	@echo "sudo make experiments   rerun the papers' testbed experiments into results/"
 	@echo "sudo make deps      install the Debian packages"
 
 deps:
@@ -65,6 +66,15 @@ clean-testbed:
 bench: build
 	@for b in $(BUILD)/tests/bench/bench_*; do if [ -x "$$b" ]; then "$$b" || exit 1; fi; done
 	@for s in tests/bench/*.sh tests/bench/*.py; do if [ -f "$$s" ]; then "$$s" $(BUILD) || exit 1; fi; done
+
+# The papers' testbed experiments (root; each brings up and tears down its own
+# network), then results/README.md. EXPERIMENT_ARGS go to every script.
+EXPERIMENTS ?= capacity bcube-forwarding bcube-one-to-one bcube-one-to-several bcube-one-to-all bcube-all-to-all
+EXPERIMENT_ARGS ?=
+experiments: build
+	@for e in $(EXPERIMENTS); do echo "=== experiments/$$e"; experiments/$$e $(EXPERIMENT_ARGS) || echo "experiments/$$e: exit $$?"; done
+	@experiments/bcube-summary
+	@$(PYTHON) -c 'import sys; sys.path.insert(0, "experiments"); from explib import report; print(report.write())'
 
 clean:
 	rm -rf $(BUILD) $(TEST_BUILD)

@@ -16,7 +16,7 @@ class TopoError(RuntimeError):
 
 def tool_path(build_dir, name):
     """Locate a project binary (dcn-topo, dcn-agent, dcn-ctl) in a build tree."""
-    for sub in ("agent/src/cli", "agent/src/agent", "agent/src", "bin", ""):
+    for sub in ("agent/src/cli", "agent/src/agent", "agent/src/tools", "agent/src", "bin", ""):
         p = os.path.join(build_dir, sub, name)
         if os.path.isfile(p) and os.access(p, os.X_OK):
             return os.path.abspath(p)

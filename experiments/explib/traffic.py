@@ -143,3 +143,119 @@ def completion(flows):
     if not starts or not ends:
         return None, None, None
     return min(starts), max(ends), max(ends) - min(starts)
+
+
+class RelayPlan:
+    """A distribution of one file over chains of one-hop TCP connections,
+    forwarded as data arrives by `dcn-relay recv` instances. Each stream is
+    laid along a server path given by the library (`dcn-topo replicas` or
+    `trees`), one TCP connection per server hop, so a stream crosses exactly
+    the links its path names."""
+
+    def __init__(self, port_base=7000):
+        self.inst = {}        # (node, port) -> {"forward": [(node, port)], "delivers": bytes or 0}
+        self.sends = []       # (src, node, port, bytes)
+        self.port_base = port_base
+        self._next = {}
+
+    def _new(self, node, delivers=0):
+        p = self._next.get(node, self.port_base)
+        self._next[node] = p + 1
+        self.inst[(node, p)] = {"forward": [], "delivers": delivers}
+        return (node, p)
+
+    def chain(self, path, nbytes, deliver=True, parent=None):
+        """A stream of nbytes along path (server names, first = sender):
+        relays at the inner servers, and an instance at the last one that
+        counts as a delivery when deliver. parent: the instance (or the
+        sender, None) that feeds it. Returns the last instance."""
+        prev = parent
+        for i, node in enumerate(path[1:], 1):
+            last = i == len(path) - 1
+            cur = self._new(node, nbytes if (last and deliver) else 0)
+            if prev is None:
+                self.sends.append((path[0], cur[0], cur[1], nbytes))
+            else:
+                self.inst[prev]["forward"].append(cur)
+            prev = cur
+        return prev
+
+
+def run_relays(ex, tb, plan, timeout=600, progress_every=10.0):
+    """Starts every recv instance, then the senders; waits for all. Returns
+    (per-instance results, per-node delivered bytes, t0, completion time)."""
+    from orchestrator.topology import tool_path
+    exe = tool_path(ex.a.build_dir, "dcn-relay")
+    if not exe:
+        raise ExperimentError("dcn-relay not found in %s: run make build" % ex.a.build_dir)
+    ip = tb.wiring.ip_of
+    procs = []
+    for (node, port), spec in sorted(plan.inst.items()):
+        cmd = [exe, "recv", "--listen", str(port), "--bind", ip(node), "--json", "--timeout", "60"]
+        for fn, fp in spec["forward"]:
+            cmd += ["--forward", "%s:%d" % (ip(fn), fp)]
+        procs.append(((node, port), tb.spawn_in(node, cmd, "dcn-relay recv in " + node,
+                                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)))
+    time.sleep(0.5 + 0.01 * len(procs))
+    senders = {}
+    for src, node, port, nbytes in plan.sends:
+        senders.setdefault(src, []).append("%s:%d:%d" % (ip(node), port, nbytes))
+    t0 = time.time()
+    for src, tos in senders.items():
+        cmd = [exe, "send", "--json", "--timeout", "60"]
+        for t in tos:
+            cmd += ["--to", t]
+        procs.append(((src, "send"), tb.spawn_in(src, cmd, "dcn-relay send in " + src,
+                                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)))
+    results = {}
+    last = time.time()
+    try:
+        pending = list(procs)
+        while pending:
+            for item in list(pending):
+                key, p = item
+                if p.poll() is not None:
+                    out, err = p.communicate()
+                    try:
+                        results[key] = json.loads(out.decode(errors="replace") or "{}")
+                    except ValueError:
+                        results[key] = {}
+                    results[key]["exit"] = p.returncode
+                    if p.returncode != 0:
+                        results[key]["stderr"] = err.decode(errors="replace")[:300]
+                    pending.remove(item)
+            if time.time() - t0 > timeout:
+                for key, p in pending:
+                    results[key] = {"exit": None, "stderr": "timeout after %.0f s" % timeout}
+                break
+            if time.time() - last >= progress_every and pending:
+                ex.log("  relay processes done %d/%d (%.0f s)" % (len(procs) - len(pending), len(procs), time.time() - t0))
+                last = time.time()
+            time.sleep(0.1)
+    finally:
+        for _, p in procs:
+            if p.poll() is None:
+                p.kill()
+            p.wait()
+            tb.reap(p)
+    delivered, done_at = {}, {}
+    for (node, port), spec in plan.inst.items():
+        if not spec["delivers"]:
+            continue
+        r = results.get((node, port), {})
+        delivered[node] = delivered.get(node, 0) + (r.get("bytes") or 0)
+        if r.get("last_byte_unix_ms"):
+            done_at[node] = max(done_at.get(node, 0), r["last_byte_unix_ms"] / 1000.0)
+    completion = (max(done_at.values()) - t0) if done_at else None
+    return results, delivered, t0, completion
+
+
+def topo_json(ex, *args):
+    """`dcn-topo ARGS...` as parsed JSON: the library is the one source of
+    the paths, trees and graphs the experiments lay traffic on."""
+    from orchestrator.topology import tool_path
+    exe = tool_path(ex.a.build_dir, "dcn-topo")
+    r = subprocess.run([exe] + list(args), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if r.returncode != 0:
+        raise ExperimentError("dcn-topo %s: %s" % (" ".join(args), r.stderr.strip()))
+    return json.loads(r.stdout)

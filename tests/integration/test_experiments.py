@@ -1,0 +1,59 @@
+"""The experiment scripts at a tiny size, so they cannot rot: each runs
+end to end (bring-up of BCube and the tree, traffic, teardown) and writes a
+summary with the fields every experiment promises. The numbers of such a
+short run mean nothing and are not checked; completed flows are."""
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
+from orchestrator import testing  # noqa: E402
+
+REPO = testing.REPO
+FIELDS = ["experiment", "valid", "measured", "baseline", "ratio_measured", "paper", "ratio_paper", "switch",
+          "link_mbps", "mtu", "duration_s", "seed", "cpu_busy_max", "git_commit"]
+
+pytestmark = pytest.mark.skipif(os.geteuid() != 0 or not testing.agent_built(testing.build_dir()),
+                                reason="needs root and a built agent")
+
+
+def run_tiny(name, tmp_path, *extra):
+    out = tmp_path / name
+    r = subprocess.run([os.path.join(REPO, "experiments", name), "--tiny", "--out", str(out), "--switch", "lxbr",
+                        "--link-mbps", "20", "--build-dir", testing.build_dir()] + list(extra),
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300)
+    assert r.returncode in (0, 3), r.stdout[-3000:]   # 3: ran, but the fidelity check failed
+    with open(out / "summary.json") as f:
+        s = json.load(f)
+    for k in FIELDS:
+        assert k in s, "summary lacks %s" % k
+    assert s["experiment"] == name
+    assert not os.path.exists(str(out) + ".partial")
+    assert testing.project_bridges() == [], "bridges left behind"
+    return s, out, r.stdout
+
+
+def test_one_to_one_tiny(tmp_path):
+    s, out, log = run_tiny("bcube-one-to-one", tmp_path)
+    assert "flows failed" not in " ".join(s["invalid_reasons"]), log[-2000:]
+    assert s["measured"]["on_parallel_paths_P1_P2"] is not None
+    assert (out / "timeline.png").exists() and (out / "timeline.csv").exists()
+    assert any(p.name.startswith("tree_") for p in (out / "raw").iterdir())
+
+
+def test_one_to_several_tiny(tmp_path):
+    s, out, log = run_tiny("bcube-one-to-several", tmp_path)
+    assert "flows failed" not in " ".join(s["invalid_reasons"]), log[-2000:]
+    assert s["measured"]["delivered_bytes"] == {"h01": s["measured"]["file_bytes"] // 2 * 2,
+                                                "h10": s["measured"]["file_bytes"] // 2 * 2}
+
+
+def test_bad_option_is_one_line(tmp_path):
+    r = subprocess.run([os.path.join(REPO, "experiments", "bcube-one-to-one"), "--mtu", "100", "--out",
+                        str(tmp_path / "x")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert r.returncode == 2
+    assert "--mtu must be" in r.stderr
+    assert not (tmp_path / "x").exists() and not (tmp_path / "x.partial").exists()
