@@ -22,6 +22,32 @@ expect 2 "no algorithm 'nope'" -- paths tree h0 h1 --algo nope
 expect 2 "not cabled together" -- paths tree h0 h5 --fail-link h0,h5
 expect 2 "unknown command" -- frobnicate tree
 expect 2 "usage" --
+# replicas (Theorem 4) and trees (BuildMultipleSPTs): bcube only, valid names.
+expect 2 "works on the bcube family only, not tree" -- replicas tree h0 h1
+expect 2 "works on the bcube family only, not mdcube" -- trees mdcube h00
+expect 2 "target h11 is not a one-digit neighbour of the source \(source h00\)" -- replicas bcube n=4 k=1 h00 h11
+expect 2 "target h00 is not a one-digit neighbour" -- replicas bcube n=4 k=1 h00 h00
+expect 2 "target h02 is on the same level as an earlier target" -- replicas bcube n=4 k=1 h00 h01 h02
+expect 2 "3 targets, at most k\+1 = 2" -- replicas bcube n=4 k=1 h00 h01 h10 h20
+expect 2 "no node named 'h99'" -- replicas bcube n=4 k=1 h00 h99
+expect 2 "no node named 'h44'" -- replicas bcube n=4 k=1 h44 h01
+expect 2 "is a switch" -- replicas bcube n=4 k=1 h00 s0_0
+expect 2 "needs SRC and at least one TARGET" -- replicas bcube n=4 k=1 h00
+expect 2 "n=1 is out of range" -- replicas bcube n=1 k=1 h00 h01
+expect 2 "is a switch" -- trees bcube n=4 k=1 s0_0
+expect 2 "no node named 'h4'" -- trees bcube n=4 k=1 h4
+expect 2 "exactly one SRC" -- trees bcube n=4 k=1 h00 h01
+expect 2 "exactly one SRC" -- trees bcube n=4 k=1
+expect 2 "needs a full BCube \(parts=n\)" -- trees bcube n=4 k=1 parts=2 h00
+expect 2 "32768 servers, at most 4096" -- trees bcube n=8 k=4 h00000
+good() { # good DESCRIPTION PYTHON-CHECK -- ARGS...
+  local what=$1 check=$2; shift 3
+  if "$T" "$@" | /usr/bin/python3 -c "import json,sys; d=json.load(sys.stdin); $check"; then pass=$((pass+1));
+  else echo "FAIL: $what: dcn-topo $*"; fail=$((fail+1)); fi
+}
+good "replicas: 01 and 10 exchange via 11" 'e={(x["from"],x["to"]):x for x in d["edges"]}; assert len(e)==6 and d["targets"]=={"h01":0,"h10":1}; assert e[("h01","h10")]["path"]==["h01","s1_1","h11","s0_1","h10"] and e[("h10","h01")]["via"]=="h11"; assert e[("h00","h01")]["path"]==["h00","s0_0","h01"] and e[("h00","h01")]["via"] is None' -- replicas bcube n=4 k=1 h00 h01 h10
+good "trees: the notes' two trees from 00" 't=d["trees"]; assert len(t)==2 and d["servers"]==16; assert [x["root"] for x in t]==["h01","h10"] and [x["depth"] for x in t]==[7,7]; assert t[0]["parent"]["h10"]=="h13" and t[1]["parent"]["h01"]=="h31" and t[1]["level"]["h01"]==1; assert all(len(x["parent"])==15 and len(x["edges"])==15 and sum(map(len,x["children"].values()))==15 for x in t); assert t[0]["children"]["h00"]==["h01"] and t[0]["edges"][0]["path"]==["h00","s0_0","h01"]' -- trees bcube n=4 k=1 h00
+good "trees: BCube_3 n=4, 4 trees of depth 13" 'assert [x["depth"] for x in d["trees"]]==[13]*4 and len({(e["parent"],e["child"]) for x in d["trees"] for e in x["edges"]})==4*255' -- trees bcube n=4 k=3 h0123
 # A good call succeeds and prints JSON.
 if "$T" export tree | /usr/bin/python3 -c 'import json,sys; d=json.load(sys.stdin); assert len(d["servers"])==16' ; then pass=$((pass+1)); else echo "FAIL: export tree"; fail=$((fail+1)); fi
 echo "$pass passed, $fail failed"

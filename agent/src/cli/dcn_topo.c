@@ -4,7 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "topo/bcube_addr.h"
 #include "topo/bfs.h"
+#include "topo/families/bcube_multicast.h"
 #include "topo/family.h"
 #include "topo/json.h"
 #include "topo/topo.h"
@@ -18,6 +20,8 @@ static void usage(FILE *out)
           "       dcn-topo paths  FAMILY key=value... SRC DST [--algo NAME] [--fail-node NODE]...\n"
           "                       [--fail-link NODE,NODE]... [--seed N]\n"
           "       dcn-topo stats  FAMILY key=value... [--bfs-limit N]\n"
+          "       dcn-topo replicas bcube key=value... SRC TARGET... (Theorem 4's complete graph)\n"
+          "       dcn-topo trees    bcube key=value... SRC           (BuildMultipleSPTs, Theorem 5)\n"
           "       dcn-topo families\n"
           "Nodes are named as in `dcn-topo export` (or #ID). Output is JSON on stdout.\n",
           out);
@@ -325,6 +329,292 @@ static int cmd_families(void)
     return 0;
 }
 
+/* ---- replicas / trees: BCube's one-to-several and one-to-all structures.
+ * words = FAMILY key=value... NAME...; builds t and returns the index of
+ * the first name, or -1 after printing one line. */
+static int build_for_names(const char *cmd, int nwords, char **words, dcn_topo *t)
+{
+    if (nwords < 1 || strcmp(words[0], "bcube")) {
+        fprintf(stderr, "dcn-topo: %s works on the bcube family only%s%s\n", cmd, nwords ? ", not " : "",
+                nwords ? words[0] : "");
+        return -1;
+    }
+    int first = 1;
+    while (first < nwords && strchr(words[first], '='))
+        first++;
+    char err[512];
+    if (dcn_topo_build(t, words[0], first - 1, words + 1, err, sizeof err) < 0) {
+        fprintf(stderr, "dcn-topo: %s\n", err);
+        return -1;
+    }
+    return first;
+}
+
+static void bcube_dims_of(const dcn_topo *t, bc_dims *d)
+{
+    bc_dims_init(d, (uint32_t)dcn_param(&t->params, "n"), (uint32_t)dcn_param(&t->params, "k"));
+}
+
+/* The full node path of a server sequence, from the wiring; -1 when two
+ * consecutive servers share no switch or cable. */
+static int expand_seq(const dcn_topo *t, const uint32_t *seq, uint32_t len, dcn_path *p)
+{
+    p->len = 0;
+    for (uint32_t i = 0; i < len; i++)
+        if (dcn_path_push(p, seq[i]) < 0)
+            return -1;
+    return dcn_path_expand_servers(p, t);
+}
+
+static void write_server_seq_path(dcn_json *j, const dcn_topo *t, const char *key, const uint32_t *seq, uint32_t len)
+{
+    char name[DCN_NAME_MAX];
+    dcn_path p;
+    if (expand_seq(t, seq, len, &p) < 0)
+        p.len = 0; /* checked by the callers before writing */
+    dcn_json_arr_begin(j, key);
+    for (uint32_t i = 0; i < p.len; i++) {
+        dcn_node_name(t, p.node[i], name, sizeof name);
+        dcn_json_str(j, NULL, name);
+    }
+    dcn_json_arr_end(j);
+}
+
+static int replicas_graph(const dcn_topo *t, char **names, int nnames)
+{
+    bc_dims d;
+    bcube_dims_of(t, &d);
+    if (nnames < 2) {
+        fprintf(stderr, "dcn-topo: replicas needs SRC and at least one TARGET\n");
+        return EXIT_USAGE;
+    }
+    if ((uint32_t)(nnames - 1) > d.k + 1) {
+        fprintf(stderr, "dcn-topo: replicas: %d targets, at most k+1 = %u (one per level)\n", nnames - 1, d.k + 1);
+        return EXIT_USAGE;
+    }
+    uint32_t src = lookup_or_die(t, names[0], 1), targets[BC_MAX_LEVELS];
+    if (src == DCN_NONE)
+        return EXIT_USAGE;
+    for (int i = 1; i < nnames; i++)
+        if ((targets[i - 1] = lookup_or_die(t, names[i], 1)) == DCN_NONE)
+            return EXIT_USAGE;
+    bc_graph_edge edges[BC_GRAPH_MAX_EDGES];
+    const char *why;
+    uint32_t bad;
+    int m = bc_complete_graph(&d, src, targets, (uint32_t)nnames - 1, edges, &why, &bad);
+    if (m < 0) {
+        fprintf(stderr, "dcn-topo: replicas: target %s %s (source %s)\n", names[1 + bad], why, names[0]);
+        return EXIT_USAGE;
+    }
+    for (int i = 0; i < m; i++) {
+        dcn_path p;
+        if (expand_seq(t, edges[i].seq, edges[i].hops + 1, &p) < 0 || !dcn_path_valid(&p, t, NULL, NULL)) {
+            fprintf(stderr, "dcn-topo: replicas: edge %d is not a path in this topology (library bug)\n", i);
+            return 1;
+        }
+    }
+    char name[DCN_NAME_MAX];
+    dcn_json j;
+    dcn_json_init(&j, stdout, 2);
+    dcn_json_obj_begin(&j, NULL);
+    dcn_json_str(&j, "family", t->family->name);
+    write_params(&j, t);
+    dcn_json_str(&j, "source", names[0]);
+    dcn_json_obj_begin(&j, "targets");
+    for (int i = 0; i < m && edges[i].from == src; i++) {
+        dcn_node_name(t, edges[i].to, name, sizeof name);
+        dcn_json_int(&j, name, edges[i].level[0]);
+    }
+    dcn_json_obj_end(&j);
+    dcn_json_arr_begin(&j, "edges");
+    for (int i = 0; i < m; i++) {
+        const bc_graph_edge *e = &edges[i];
+        dcn_json_obj_begin(&j, NULL);
+        dcn_node_name(t, e->from, name, sizeof name);
+        dcn_json_str(&j, "from", name);
+        dcn_node_name(t, e->to, name, sizeof name);
+        dcn_json_str(&j, "to", name);
+        dcn_json_int(&j, "server_hops", e->hops);
+        if (e->hops == 2) {
+            dcn_node_name(t, e->seq[1], name, sizeof name);
+            dcn_json_str(&j, "via", name);
+        } else {
+            dcn_json_null(&j, "via");
+        }
+        dcn_json_arr_begin(&j, "levels");
+        for (uint32_t h = 0; h < e->hops; h++)
+            dcn_json_int(&j, NULL, e->level[h]);
+        dcn_json_arr_end(&j);
+        write_server_seq_path(&j, t, "path", e->seq, e->hops + 1);
+        dcn_json_obj_end(&j);
+    }
+    dcn_json_arr_end(&j);
+    dcn_json_obj_end(&j);
+    dcn_json_end(&j);
+    return 0;
+}
+
+static int cmd_replicas(int nwords, char **words)
+{
+    dcn_topo t;
+    int first = build_for_names("replicas", nwords, words, &t);
+    if (first < 0)
+        return EXIT_USAGE;
+    int rc = replicas_graph(&t, words + first, nwords - first);
+    dcn_topo_free(&t);
+    return rc;
+}
+
+/* Scratch for one tree: breadth-first order, depths, children lists. */
+typedef struct tree_scratch {
+    uint32_t *order, *hops, *first_child, *next_sibling;
+} tree_scratch;
+
+/* One tree as JSON: parents, edge levels, children, depths, and its edges
+ * in breadth-first order from the source (parents before children). */
+static int write_tree(dcn_json *j, const dcn_topo *t, uint32_t src, uint32_t index, const uint32_t *parent,
+                      const uint8_t *level, tree_scratch *w)
+{
+    uint32_t ns = t->n_servers, head = 0, tail = 0, depth = 0;
+    char name[DCN_NAME_MAX], other[DCN_NAME_MAX];
+    for (uint32_t s = 0; s < ns; s++)
+        w->first_child[s] = DCN_NONE;
+    for (uint32_t s = ns; s-- > 0;) /* children in increasing id order */
+        if (parent[s] < ns) {
+            w->next_sibling[s] = w->first_child[parent[s]];
+            w->first_child[parent[s]] = s;
+        }
+    w->order[tail++] = src;
+    w->hops[src] = 0;
+    while (head < tail) {
+        uint32_t v = w->order[head++];
+        for (uint32_t s = w->first_child[v]; s != DCN_NONE && tail < ns; s = w->next_sibling[s]) {
+            w->hops[s] = w->hops[v] + 1;
+            depth = w->hops[s] > depth ? w->hops[s] : depth;
+            w->order[tail++] = s;
+        }
+    }
+    if (tail != ns) {
+        fprintf(stderr, "dcn-topo: trees: tree %u spans %u of %u servers (library bug)\n", index, tail, ns);
+        return 1;
+    }
+    dcn_json_obj_begin(j, NULL);
+    dcn_json_int(j, "index", index);
+    dcn_node_name(t, w->order[1], name, sizeof name);
+    dcn_json_str(j, "root", name);
+    dcn_json_int(j, "root_level", index);
+    dcn_json_int(j, "depth", depth);
+    const char *maps[3] = {"parent", "level", "hops"};
+    for (int m = 0; m < 3; m++) {
+        dcn_json_obj_begin(j, maps[m]);
+        for (uint32_t s = 0; s < ns; s++) {
+            if (s == src)
+                continue;
+            dcn_node_name(t, s, name, sizeof name);
+            if (m == 0) {
+                dcn_node_name(t, parent[s], other, sizeof other);
+                dcn_json_str(j, name, other);
+            } else {
+                dcn_json_int(j, name, m == 1 ? level[s] : w->hops[s]);
+            }
+        }
+        dcn_json_obj_end(j);
+    }
+    dcn_json_obj_begin(j, "children");
+    for (uint32_t v = 0; v < ns; v++) {
+        dcn_node_name(t, v, name, sizeof name);
+        dcn_json_arr_begin(j, name);
+        for (uint32_t s = w->first_child[v]; s != DCN_NONE; s = w->next_sibling[s]) {
+            dcn_node_name(t, s, other, sizeof other);
+            dcn_json_str(j, NULL, other);
+        }
+        dcn_json_arr_end(j);
+    }
+    dcn_json_obj_end(j);
+    dcn_json_arr_begin(j, "edges");
+    for (uint32_t i = 1; i < ns; i++) {
+        uint32_t s = w->order[i], seq[2] = {parent[s], s};
+        dcn_json_obj_begin(j, NULL);
+        dcn_node_name(t, parent[s], name, sizeof name);
+        dcn_json_str(j, "parent", name);
+        dcn_node_name(t, s, name, sizeof name);
+        dcn_json_str(j, "child", name);
+        dcn_json_int(j, "level", level[s]);
+        write_server_seq_path(j, t, "path", seq, 2);
+        dcn_json_obj_end(j);
+    }
+    dcn_json_arr_end(j);
+    dcn_json_obj_end(j);
+    return 0;
+}
+
+#define TREES_MAX_SERVERS 4096 /* the JSON lists every server in every tree; the paper's largest BCube */
+
+static int spanning_trees(const dcn_topo *t, char **names, int nnames)
+{
+    bc_dims d;
+    bcube_dims_of(t, &d);
+    if (nnames != 1) {
+        fprintf(stderr, "dcn-topo: trees needs exactly one SRC after the parameters\n");
+        return EXIT_USAGE;
+    }
+    if ((uint32_t)dcn_param(&t->params, "parts") != d.n) {
+        fprintf(stderr, "dcn-topo: trees needs a full BCube (parts=n); BuildMultipleSPTs spans every digit value\n");
+        return EXIT_USAGE;
+    }
+    if (t->n_servers > TREES_MAX_SERVERS) {
+        fprintf(stderr, "dcn-topo: trees: %u servers, at most %d\n", t->n_servers, TREES_MAX_SERVERS);
+        return EXIT_USAGE;
+    }
+    uint32_t src = lookup_or_die(t, names[0], 1);
+    if (src == DCN_NONE)
+        return EXIT_USAGE;
+    uint32_t ns = t->n_servers, levels = d.k + 1;
+    uint32_t *parent = malloc((size_t)ns * levels * sizeof *parent);
+    uint8_t *level = malloc((size_t)ns * levels);
+    tree_scratch w = {malloc(ns * sizeof *w.order), malloc(ns * sizeof *w.hops), malloc(ns * sizeof *w.first_child),
+                      malloc(ns * sizeof *w.next_sibling)};
+    int rc = 1;
+    if (!parent || !level || !w.order || !w.hops || !w.first_child || !w.next_sibling ||
+        bc_build_multiple_spts(&d, src, parent, level) < 0) {
+        fprintf(stderr, "dcn-topo: out of memory\n");
+        goto out;
+    }
+    dcn_json j;
+    dcn_json_init(&j, stdout, 2);
+    dcn_json_obj_begin(&j, NULL);
+    dcn_json_str(&j, "family", t->family->name);
+    write_params(&j, t);
+    dcn_json_str(&j, "source", names[0]);
+    dcn_json_int(&j, "servers", ns);
+    dcn_json_arr_begin(&j, "trees");
+    rc = 0;
+    for (uint32_t i = 0; i < levels && rc == 0; i++)
+        rc = write_tree(&j, t, src, i, parent + (size_t)i * ns, level + (size_t)i * ns, &w);
+    dcn_json_arr_end(&j);
+    dcn_json_obj_end(&j);
+    dcn_json_end(&j);
+out:
+    free(parent);
+    free(level);
+    free(w.order);
+    free(w.hops);
+    free(w.first_child);
+    free(w.next_sibling);
+    return rc;
+}
+
+static int cmd_trees(int nwords, char **words)
+{
+    dcn_topo t;
+    int first = build_for_names("trees", nwords, words, &t);
+    if (first < 0)
+        return EXIT_USAGE;
+    int rc = spanning_trees(&t, words + first, nwords - first);
+    dcn_topo_free(&t);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     static const struct option opts[] = {{"algo", required_argument, NULL, 'a'},
@@ -402,6 +692,10 @@ int main(int argc, char **argv)
     const char *cmd = pos[0];
     if (!strcmp(cmd, "families"))
         return cmd_families();
+    if (!strcmp(cmd, "replicas"))
+        return cmd_replicas(npos - 1, pos + 1);
+    if (!strcmp(cmd, "trees"))
+        return cmd_trees(npos - 1, pos + 1);
     int is_paths = !strcmp(cmd, "paths");
     if (strcmp(cmd, "export") && strcmp(cmd, "stats") && !is_paths) {
         fprintf(stderr, "dcn-topo: unknown command '%s'\n", cmd);
