@@ -123,6 +123,41 @@ START_TEST(destination_strips_the_header)
 }
 END_TEST
 
+/* An IPv4 packet claiming a total length below its own header (0 here)
+ * would be an empty TUN write: dropped and counted, nothing delivered. */
+START_TEST(ip_total_length_below_header_is_dropped)
+{
+    harness *h = relay_with_neighbors();
+    const uint8_t one_hop[1] = {0x01};
+    static const uint16_t bad_len[] = {0, 1, 19};
+    for (size_t i = 0; i < sizeof bad_len / sizeof bad_len[0]; i++) {
+        uint8_t buf[512], ip[100];
+        ah_ipv4(ip, H00, H01, 1000, 2000, sizeof ip);
+        dcn_put16(ip + 2, bad_len[i]);
+        size_t n = ah_frame_build(buf, DCN_T_DATA, H00, H01, one_hop, 1, 1, 0, ip, sizeof ip);
+        engine_rx_frame(&h->e, 0, buf, n);
+    }
+    /* IHL says 24 bytes of header, total length 20 */
+    uint8_t buf[512], ip[100];
+    ah_ipv4(ip, H00, H01, 1000, 2000, sizeof ip);
+    ip[0] = 0x46;
+    dcn_put16(ip + 2, 20);
+    size_t n = ah_frame_build(buf, DCN_T_DATA, H00, H01, one_hop, 1, 1, 0, ip, sizeof ip);
+    engine_rx_frame(&h->e, 0, buf, n);
+    ck_assert_int_eq(h->ndeliv, 0);
+    ck_assert_uint_eq(h->e.c.drop_bad_ip_length, 4);
+    ck_assert_uint_eq(h->e.c.rx_data_delivered, 0);
+    /* the smallest valid packet still goes through */
+    ah_ipv4(ip, H00, H01, 1000, 2000, sizeof ip);
+    dcn_put16(ip + 2, 20);
+    n = ah_frame_build(buf, DCN_T_DATA, H00, H01, one_hop, 1, 1, 0, ip, sizeof ip);
+    engine_rx_frame(&h->e, 0, buf, n);
+    ck_assert_int_eq(h->ndeliv, 1);
+    ck_assert_uint_eq(h->iplen, 20);
+    ah_free(h);
+}
+END_TEST
+
 START_TEST(tun_packets_are_encapsulated)
 {
     harness *h = relay_with_neighbors();
@@ -604,6 +639,7 @@ int main(void)
     tcase_add_test(tc, relay_forwards_with_one_lookup);
     tcase_add_test(tc, destination_strips_the_header);
     tcase_add_test(tc, tun_packets_are_encapsulated);
+    tcase_add_test(tc, ip_total_length_below_header_is_dropped);
     tcase_add_test(tc, malformed_frames_are_dropped_and_counted);
     tcase_add_test(tc, random_garbage_never_crashes);
     tcase_add_test(tc, dead_next_hop_sends_path_failure_to_source);

@@ -39,6 +39,7 @@
     X(drop_next_hop_down)                                                                                         \
     X(drop_failure_rate_limited) /* path-failure message suppressed (one per source per 50 ms) */                 \
     X(drop_bad_payload)     /* data that is not IPv4 / control payload too short */                               \
+    X(drop_bad_ip_length)   /* data at its destination: IPv4 total length below its header length (e.g. 0) */     \
     X(drop_no_route)        /* from TUN: unknown destination or no path */                                        \
     X(drop_tx_error)                                                                                              \
     X(drop_too_long)        /* encapsulated frame above the buffer */

@@ -296,6 +296,10 @@ static void deliver_local(engine *e, unsigned port, const dcn_hdr *h, const uint
             e->c.drop_bad_payload++;
             return;
         }
+        if (dcn_get16(payload + 2) < 20 || dcn_get16(payload + 2) < (payload[0] & 15u) * 4u) {
+            e->c.drop_bad_ip_length++; /* would be an empty or headless TUN write */
+            return;
+        }
         e->c.rx_ok++;
         e->c.rx_data_delivered++;
         e->io.deliver_ip(e->io.ctx, payload, dcn_get16(payload + 2));
