@@ -466,7 +466,10 @@ void engine_from_tun(engine *e, uint8_t *buf, size_t len)
     }
     dcn_flow_key k = {.src_ip = dcn_get32(ip + 12), .dst_ip = dst_ip, .proto = ip[9]};
     unsigned ihl = (ip[0] & 15u) * 4u;
-    if ((k.proto == 6 || k.proto == 17) && (dcn_get16(ip + 6) & 0x1fff) == 0 && len >= ihl + 4) {
+    /* ports only for unfragmented packets: every fragment of a datagram (MF
+     * set or an offset, the first one included) is keyed on the 3-tuple, so
+     * all of them take one path */
+    if ((k.proto == 6 || k.proto == 17) && (dcn_get16(ip + 6) & 0x3fff) == 0 && len >= ihl + 4) {
         k.src_port = dcn_get16(ip + ihl);
         k.dst_port = dcn_get16(ip + ihl + 2);
     }
