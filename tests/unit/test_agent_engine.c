@@ -637,7 +637,10 @@ START_TEST(mdcube_extension_end_to_end)
         dcn_node_name(&h->t, server, name, sizeof name);
         harness *r = ah_new(spec, name);
         all_hellos(r);
-        engine_rx_frame(&r->e, 0, frame, len);
+        int pos = nha_server_pos(&h->t, &path, hop);
+        int in_port = dcn_topo_port_to(&h->t, server, path.node[pos - 1]); /* the port the path names */
+        ck_assert_int_ge(in_port, 0);
+        engine_rx_frame(&r->e, (unsigned)in_port, frame, len);
         ck_assert_int_eq(dcn_hdr_decode(frame + 14, len - 14, &d, &hl), DCN_DEC_OK);
         if (hop == d.nhops) {
             ck_assert_int_eq(r->ndeliv, 1);

@@ -257,6 +257,77 @@ static void path_failure_payload(engine *e, const uint8_t *pl)
     ps_on_path_failure(e->ps, dcn_get32(pl), dcn_get32(pl + 4));
 }
 
+static bool same_link(uint32_t a, uint32_t b, uint32_t u, uint32_t v) { return (a == u && b == v) || (a == v && b == u); }
+
+/* a-b is a cable of one server hop out of the reporter r = path->node[0]
+ * (its own cable, a switch's cable to the next server, or an MDCube fiber
+ * and the peer switch's cable), and not back towards the node the message
+ * went to first, which is where the original packet came from. */
+static bool link_beyond_reporter(const dcn_topo *t, const dcn_path *path, uint32_t a, uint32_t b)
+{
+    uint32_t r = path->node[0], back = path->len > 1 ? path->node[1] : DCN_NONE;
+    if (a >= dcn_n_nodes(t) || b >= dcn_n_nodes(t) || a == back || b == back)
+        return false;
+    uint16_t np = dcn_nports(t, r);
+    for (uint16_t p = 0; p < np; p++) {
+        uint32_t x = dcn_peer(t, r, p).node;
+        if (x == DCN_NONE || x == back)
+            continue;
+        if (same_link(a, b, r, x))
+            return true;
+        if (dcn_kind(t, x) != DCN_SWITCH)
+            continue;
+        uint32_t far = a == x ? b : b == x ? a : DCN_NONE;
+        if (far != DCN_NONE && far != r && far < t->n_servers && dcn_topo_port_to(t, x, far) >= 0)
+            return true; /* the switch's cable into the next server */
+        int f = nha_fiber_port(t, x);
+        if (f < 0)
+            continue;
+        uint32_t x2 = dcn_peer(t, x, (uint16_t)f).node;
+        if (same_link(a, b, x, x2))
+            return true;
+        far = a == x2 ? b : b == x2 ? a : DCN_NONE;
+        if (far != DCN_NONE && far < t->n_servers && dcn_topo_port_to(t, x2, far) >= 0)
+            return true;
+    }
+    return false;
+}
+
+/* The rules a path-failure message must pass before anyone acts on it or
+ * relays it (docs/protocol.md): it came from the neighbour its path names
+ * (the ingress port is checked for every frame), it names a link one
+ * server hop beyond the server that sent it, and, addressed to us, that
+ * link is on the path of a flow we know. */
+static bool path_failure_acceptable(engine *e, unsigned port, const uint8_t *frame, const dcn_hdr *h,
+                                    const uint8_t *payload, const dcn_path *path, int pos)
+{
+    if (h->payload_len < DCN_FAIL_PAYLOAD) {
+        e->c.drop_bad_payload++;
+        return false;
+    }
+    int prev_pos = nha_server_pos(e->t, path, h->nhi - 1u);
+    int nha = prev_pos >= 0 ? neigh_find(&e->nt, port, path->node[prev_pos]) : -1;
+    if (nha < 0 || !e->nt.e[nha].heard || memcmp(e->nt.e[nha].mac, frame + 6, 6) != 0) {
+        e->c.drop_fail_wrong_neighbor++;
+        return false;
+    }
+    uint32_t a = dcn_get32(payload), b = dcn_get32(payload + 4);
+    if (!link_beyond_reporter(e->t, path, a, b)) {
+        e->c.drop_fail_link_off_path++;
+        return false;
+    }
+    if (h->nhi != h->nhops)
+        return true; /* overheard: the flow is not ours */
+    dcn_path to_reporter = *path;
+    to_reporter.len = (uint32_t)pos + 1;
+    dcn_path_reverse(&to_reporter);
+    switch (ps_failure_match(e->ps, &to_reporter, a, b)) {
+    case PS_FAIL_ON_PATH: return true;
+    case PS_FAIL_LINK_OFF_PATH: e->c.drop_fail_link_off_path++; return false;
+    default: e->c.drop_fail_unknown_flow++; return false;
+    }
+}
+
 /* A data packet or probe cannot take its next hop: tell the source. */
 static void report_failure(engine *e, const dcn_hdr *h, const dcn_path *path, int pos, int next, unsigned port)
 {
@@ -334,11 +405,7 @@ static void deliver_local(engine *e, unsigned port, const dcn_hdr *h, const uint
         ps_on_probe_response(e->ps, &k, seq, h->avail_mbps);
         return;
     }
-    case DCN_T_PATH_FAIL:
-        if (h->payload_len < DCN_FAIL_PAYLOAD) {
-            e->c.drop_bad_payload++;
-            return;
-        }
+    case DCN_T_PATH_FAIL: /* already checked by path_failure_acceptable */
         e->c.rx_ok++;
         e->c.path_failure_rx++;
         path_failure_payload(e, payload);
@@ -355,11 +422,7 @@ static void relay(engine *e, unsigned port, uint8_t *frame, size_t len, const dc
         e->c.drop_not_neighbor++;
         return;
     }
-    if (h->type == DCN_T_PATH_FAIL) {
-        if (h->payload_len < DCN_FAIL_PAYLOAD) {
-            e->c.drop_bad_payload++;
-            return;
-        }
+    if (h->type == DCN_T_PATH_FAIL) { /* already checked by path_failure_acceptable */
         e->c.path_failure_overheard++;
         path_failure_payload(e, payload);
     }
@@ -443,6 +506,12 @@ void engine_rx_frame(engine *e, unsigned port, uint8_t *frame, size_t len)
         e->c.drop_not_on_path++;
         return;
     }
+    if (dcn_topo_port_to(e->t, e->self, path.node[pos - 1]) != (int)port) {
+        e->c.drop_wrong_port++; /* the path reaches us over another port */
+        return;
+    }
+    if (h.type == DCN_T_PATH_FAIL && !path_failure_acceptable(e, port, frame, &h, payload, &path, pos))
+        return;
     if (h.nhi == h.nhops)
         deliver_local(e, port, &h, payload, &path);
     else
