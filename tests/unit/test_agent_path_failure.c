@@ -206,6 +206,39 @@ START_TEST(data_on_a_port_its_path_does_not_name_is_dropped)
     ck_assert_int_eq(h->nout, 0);
     engine_rx_frame(&h->e, 0, buf, n);
     ck_assert_uint_eq(h->e.c.relayed, 1);
+    /* the path is now validated and cached: the wrong port still drops it */
+    h->nout = 0;
+    n = ah_frame_build(buf, DCN_T_DATA, p.node[0], p.node[4], nha, 2, 1, 0, ip, sizeof ip);
+    engine_rx_frame(&h->e, 1, buf, n);
+    ck_assert_uint_eq(h->e.c.drop_wrong_port, 2);
+    ck_assert_int_eq(h->nout, 0);
+    ah_free(h);
+}
+END_TEST
+
+/* The source encodes a flow's NHAs once, and again when its path changes. */
+START_TEST(source_nhas_follow_a_path_switch)
+{
+    harness *h = ah_new(SPEC, "h00");
+    hellos_from_true_ports(h);
+    uint32_t h11 = tu_node(&h->t, "h11");
+    uint8_t ip[ENGINE_HEADROOM + 200];
+    uint8_t before[8], after[8], want[8];
+    for (int round = 0; round < 2; round++) {
+        h->nout = 0;
+        ah_ipv4(ip + ENGINE_HEADROOM, h->e.self, h11, 5, 6, 100);
+        engine_from_tun(&h->e, ip, 100);
+        const ah_frame *f = ah_find(h, DCN_T_DATA);
+        ck_assert_ptr_nonnull(f);
+        ps_flow_info fl[4];
+        ck_assert_int_eq(ps_flows(h->e.ps, fl, 4), 1);
+        ck_assert_int_eq(nha_encode_path(&h->t, &fl[0].path, want, 8), 2);
+        memcpy(round ? after : before, f->data + 14 + DCN_OFF_NHA, 2);
+        ck_assert_mem_eq(f->data + 14 + DCN_OFF_NHA, want, 2);
+        if (!round) /* the flow's path breaks: path selection moves it */
+            ps_on_path_failure(h->e.ps, fl[0].path.node[3], fl[0].path.node[4]);
+    }
+    ck_assert(memcmp(before, after, 2) != 0);
     ah_free(h);
 }
 END_TEST
@@ -217,6 +250,7 @@ int main(void)
     tcase_add_test(tc, at_the_source_each_rule_drops_a_forged_message);
     tcase_add_test(tc, a_relay_drops_forged_messages_and_relays_good_ones);
     tcase_add_test(tc, data_on_a_port_its_path_does_not_name_is_dropped);
+    tcase_add_test(tc, source_nhas_follow_a_path_switch);
     suite_add_tcase(s, tc);
     return tu_run(s);
 }

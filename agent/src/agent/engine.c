@@ -160,9 +160,14 @@ int engine_init(engine *e, const dcn_topo *t, uint32_t self, const engine_config
     if (!e->ps)
         return -1;
     int nc = containers_build(t, &e->container_of);
-    if (nc < 0) {
+    e->walk_mark = calloc(t->n_servers, sizeof *e->walk_mark);
+    if (nc < 0 || !e->walk_mark) {
         ps_destroy(e->ps);
         e->ps = NULL;
+        free(e->container_of);
+        e->container_of = NULL;
+        free(e->walk_mark);
+        e->walk_mark = NULL;
         return -1;
     }
     e->n_containers = (uint32_t)nc;
@@ -176,6 +181,94 @@ void engine_fini(engine *e)
     e->ps = NULL;
     free(e->container_of);
     e->container_of = NULL;
+    free(e->walk_mark);
+    e->walk_mark = NULL;
+}
+
+/* The full path a header names, in O(nhops). */
+static nha_walk_result walk(engine *e, const dcn_hdr *h, dcn_path *path)
+{
+    if (++e->walk_stamp == 0) { /* wrapped: no entry may look visited */
+        memset(e->walk_mark, 0, e->t->n_servers * sizeof *e->walk_mark);
+        e->walk_stamp = 1;
+    }
+    unsigned bad;
+    return nha_walk_marked(e->t, h->src, h->dst, h->nha, h->nhops, path, &bad, e->walk_mark, e->walk_stamp);
+}
+
+/* Validates the path of a received frame (any type): it must be walkable
+ * from src to dst without a loop and name us as server number NHI, reached
+ * over the port it came in on. Counts the drop and returns -1, or returns
+ * our position in path. */
+static int check_path(engine *e, unsigned port, const dcn_hdr *h, dcn_path *path)
+{
+    switch (walk(e, h, path)) {
+    case NHA_WALK_OK: break;
+    case NHA_WALK_NOT_NEIGHBOR: e->c.drop_not_neighbor++; return -1;
+    case NHA_WALK_LOOP: e->c.drop_loop++; return -1;
+    case NHA_WALK_BAD_SRC:
+    case NHA_WALK_WRONG_DST: e->c.drop_bad_path++; return -1;
+    }
+    int pos = h->nhi ? nha_server_pos(e->t, path, h->nhi) : -1;
+    if (pos < 0 || path->node[pos] != e->self) {
+        e->c.drop_not_on_path++;
+        return -1;
+    }
+    if (dcn_topo_port_to(e->t, e->self, path->node[pos - 1]) != (int)port) {
+        e->c.drop_wrong_port++; /* the path reaches us over another port */
+        return -1;
+    }
+    return pos;
+}
+
+/* The slot of a data header in the validation cache: a hash of src, dst,
+ * nhops, NHI and the NHA array (8 bytes for every path of up to 8 hops, so
+ * the same work for 2 hops as for 8). */
+static engine_path_check *check_slot(engine *e, const dcn_hdr *h)
+{
+    uint64_t x = ((uint64_t)h->src << 32 | h->dst) ^ ((uint64_t)h->nhops << 8 | h->nhi) * 0x9E3779B97F4A7C15ull;
+    size_t nb = dcn_nha_bytes(h->nhops);
+    for (size_t i = 0; i < nb; i += 8) {
+        uint64_t w;
+        memcpy(&w, h->nha + i, 8);
+        x = (x ^ w) * 0x100000001B3ull;
+        x ^= x >> 29;
+    }
+    return &e->check[(x >> 32) & (ENGINE_CHECK_SLOTS - 1)];
+}
+
+static bool check_hit(const engine_path_check *c, const dcn_hdr *h)
+{
+    return c->used && c->src == h->src && c->dst == h->dst && c->nhops == h->nhops && c->nhi == h->nhi &&
+           memcmp(c->nha, h->nha, dcn_nha_bytes(h->nhops)) == 0;
+}
+
+/* A data frame's path, validated once per (src, dst, NHAs, NHI) and then
+ * only looked up: true when we may deliver or relay it. */
+static bool data_path_ok(engine *e, unsigned port, const dcn_hdr *h)
+{
+    engine_path_check *c = h->nhops <= ENGINE_CHECK_NHA ? check_slot(e, h) : NULL;
+    if (c && check_hit(c, h)) {
+        if (c->in_port != port) {
+            e->c.drop_wrong_port++;
+            return false;
+        }
+        return true;
+    }
+    dcn_path path;
+    int pos = check_path(e, port, h, &path);
+    if (pos < 0)
+        return false;
+    if (c) {
+        c->used = 1;
+        c->src = h->src;
+        c->dst = h->dst;
+        c->nhops = h->nhops;
+        c->nhi = h->nhi;
+        c->in_port = (uint8_t)port;
+        memcpy(c->nha, h->nha, dcn_nha_bytes(h->nhops));
+    }
+    return true;
 }
 
 size_t engine_ext_reserve(const engine *e)
@@ -188,15 +281,12 @@ size_t engine_ext_reserve(const engine *e)
 
 /* MDCube extension of a data packet: the intermediate containers the
  * source's path crosses (neither the source's nor the destination's), in
- * order, and a flow id (FNV-1a of the 5-tuple). -1 when more than
- * DCN_MAX_CONTAINERS. */
-static int fill_mdcube_ext(const engine *e, const dcn_path *p, const dcn_flow_key *k, dcn_hdr *h)
+ * order. Returns how many, or -1 when more than DCN_MAX_CONTAINERS. */
+static int path_containers(const engine *e, const dcn_path *p, uint32_t *out)
 {
     uint32_t src_c = e->container_of[p->node[0]], dst_c = e->container_of[p->node[p->len - 1]];
     uint32_t last = src_c;
-    h->flags |= DCN_FLAG_MDCUBE;
-    h->n_containers = 0;
-    h->container_idx = 0;
+    int n = 0;
     for (uint32_t i = 1; i < p->len; i++) {
         uint32_t c = e->container_of[p->node[i]];
         if (c == last)
@@ -204,10 +294,16 @@ static int fill_mdcube_ext(const engine *e, const dcn_path *p, const dcn_flow_ke
         last = c;
         if (c == src_c || c == dst_c)
             continue;
-        if (h->n_containers >= DCN_MAX_CONTAINERS)
+        if (n >= DCN_MAX_CONTAINERS)
             return -1;
-        h->container[h->n_containers++] = c;
+        out[n++] = c;
     }
+    return n;
+}
+
+/* The extension's flow id: FNV-1a of the 5-tuple. */
+static uint32_t flow_id(const dcn_flow_key *k)
+{
     const uint8_t bytes[13] = {(uint8_t)(k->src_ip >> 24), (uint8_t)(k->src_ip >> 16), (uint8_t)(k->src_ip >> 8),
                                (uint8_t)k->src_ip, (uint8_t)(k->dst_ip >> 24), (uint8_t)(k->dst_ip >> 16),
                                (uint8_t)(k->dst_ip >> 8), (uint8_t)k->dst_ip, (uint8_t)(k->src_port >> 8),
@@ -215,8 +311,34 @@ static int fill_mdcube_ext(const engine *e, const dcn_path *p, const dcn_flow_ke
     uint32_t hash = 2166136261u;
     for (size_t i = 0; i < sizeof bytes; i++)
         hash = (hash ^ bytes[i]) * 16777619u;
-    h->flow_id = hash;
-    return 0;
+    return hash;
+}
+
+/* The encoded form of a path from path selection, computed once: its NHAs,
+ * its first hop and its MDCube containers. A slot is found by the path's
+ * address (path selection keeps a flow's path in place) and trusted only
+ * when its copy of the nodes still matches. */
+static const engine_tx_path *tx_path(engine *e, const dcn_path *path)
+{
+    uint64_t x = (uint64_t)(uintptr_t)path * 0x9E3779B97F4A7C15ull;
+    engine_tx_path *c = &e->txp[(x >> 40) & (ENGINE_TX_SLOTS - 1)];
+    if (c->key == path && c->path.len == path->len &&
+        memcmp(c->path.node, path->node, path->len * sizeof path->node[0]) == 0)
+        return c;
+    c->key = path;
+    c->path.len = path->len;
+    memcpy(c->path.node, path->node, path->len * sizeof path->node[0]);
+    c->nhops = path->len >= 2 && path->node[0] == e->self ? nha_encode_path(e->t, path, c->nha, DCN_PATH_MAX) : -1;
+    c->first_pos = c->nhops > 0 ? (uint32_t)nha_server_pos(e->t, path, 1) : 0;
+    c->n_containers = 0;
+    c->container_idx = 0;
+    if (c->nhops > 0 && e->container_of) {
+        c->n_containers = path_containers(e, path, c->container);
+        /* the first hop may already enter the first listed container */
+        if (c->n_containers > 0 && e->container_of[path->node[c->first_pos]] == c->container[0])
+            c->container_idx = 1;
+    }
+    return c;
 }
 
 /* A relay whose next hop enters the next listed container advances the
@@ -428,8 +550,16 @@ static void relay(engine *e, unsigned port, uint8_t *frame, size_t len, const dc
     }
     if (!hop_usable(e, ne)) {
         e->c.drop_next_hop_down++;
-        if (h->type == DCN_T_DATA || h->type == DCN_T_PROBE)
-            report_failure(e, h, path, pos, nha_server_pos(e->t, path, h->nhi + 1u), ne->port);
+        if (h->type != DCN_T_DATA && h->type != DCN_T_PROBE)
+            return;
+        dcn_path walked;
+        if (!path) { /* a data frame from the cache: walk its path now (it was valid) */
+            if (walk(e, h, &walked) != NHA_WALK_OK)
+                return;
+            path = &walked;
+            pos = nha_server_pos(e->t, path, h->nhi);
+        }
+        report_failure(e, h, path, pos, nha_server_pos(e->t, path, h->nhi + 1u), ne->port);
         return;
     }
     if (h->type == DCN_T_PROBE) {
@@ -492,24 +622,19 @@ void engine_rx_frame(engine *e, unsigned port, uint8_t *frame, size_t len)
         e->c.drop_nhi_beyond_path++;
         return;
     }
+    if (h.type == DCN_T_DATA) { /* the fast path: no walk once the path is known good */
+        if (!data_path_ok(e, port, &h))
+            return;
+        if (h.nhi == h.nhops)
+            deliver_local(e, port, &h, payload, NULL);
+        else
+            relay(e, port, frame, len, &h, payload, NULL, -1);
+        return;
+    }
     dcn_path path;
-    unsigned bad;
-    switch (nha_walk(e->t, h.src, h.dst, h.nha, h.nhops, &path, &bad)) {
-    case NHA_WALK_OK: break;
-    case NHA_WALK_NOT_NEIGHBOR: e->c.drop_not_neighbor++; return;
-    case NHA_WALK_LOOP: e->c.drop_loop++; return;
-    case NHA_WALK_BAD_SRC:
-    case NHA_WALK_WRONG_DST: e->c.drop_bad_path++; return;
-    }
-    int pos = h.nhi ? nha_server_pos(e->t, &path, h.nhi) : -1;
-    if (pos < 0 || path.node[pos] != e->self) {
-        e->c.drop_not_on_path++;
+    int pos = check_path(e, port, &h, &path);
+    if (pos < 0)
         return;
-    }
-    if (dcn_topo_port_to(e->t, e->self, path.node[pos - 1]) != (int)port) {
-        e->c.drop_wrong_port++; /* the path reaches us over another port */
-        return;
-    }
     if (h.type == DCN_T_PATH_FAIL && !path_failure_acceptable(e, port, frame, &h, payload, &path, pos))
         return;
     if (h.nhi == h.nhops)
@@ -543,31 +668,31 @@ void engine_from_tun(engine *e, uint8_t *buf, size_t len)
         k.dst_port = dcn_get16(ip + ihl + 2);
     }
     const dcn_path *path = ps_route(e->ps, &k, dst, (uint32_t)len);
-    uint8_t nha[DCN_MAX_HOPS];
-    int n = path ? nha_encode_path(e->t, path, nha, DCN_MAX_HOPS) : -1;
-    if (n <= 0 || path->node[0] != e->self) {
+    const engine_tx_path *tp = path ? tx_path(e, path) : NULL;
+    if (!tp || tp->nhops <= 0) {
         e->c.drop_no_route++;
         return;
     }
-    neigh_entry *ne = &e->nt.e[nha[0]];
+    neigh_entry *ne = &e->nt.e[tp->nha[0]];
     if (!hop_usable(e, ne)) {
         e->c.drop_next_hop_down++;
         uint32_t a, b;
-        failed_link(e, path, 0, nha_server_pos(e->t, path, 1), ne->port, &a, &b);
+        failed_link(e, path, 0, (int)tp->first_pos, ne->port, &a, &b);
         ps_on_path_failure(e->ps, a, b);
         return;
     }
-    dcn_hdr h = {.type = DCN_T_DATA, .nhops = (uint8_t)n, .nhi = 1, .src = e->self, .dst = dst,
-                 .pkt_id = e->next_pkt_id++, .proto = DCN_PROTO_IPV4, .payload_len = (uint16_t)len, .nha = nha};
-    if (e->container_of && fill_mdcube_ext(e, path, &k, &h) < 0) {
-        e->c.drop_too_long++;
-        return;
-    }
-    if (e->container_of && h.n_containers > 0) {
-        /* the first hop may already enter the first listed container */
-        uint32_t first = path->node[nha_server_pos(e->t, path, 1)];
-        if (e->container_of[first] == h.container[0])
-            h.container_idx = 1;
+    dcn_hdr h = {.type = DCN_T_DATA, .nhops = (uint8_t)tp->nhops, .nhi = 1, .src = e->self, .dst = dst,
+                 .pkt_id = e->next_pkt_id++, .proto = DCN_PROTO_IPV4, .payload_len = (uint16_t)len, .nha = tp->nha};
+    if (e->container_of) {
+        if (tp->n_containers < 0) {
+            e->c.drop_too_long++;
+            return;
+        }
+        h.flags |= DCN_FLAG_MDCUBE;
+        h.n_containers = (uint8_t)tp->n_containers;
+        memcpy(h.container, tp->container, (size_t)tp->n_containers * sizeof h.container[0]);
+        h.container_idx = tp->container_idx;
+        h.flow_id = flow_id(&k);
     }
     size_t hl = dcn_hdr_len(&h);
     uint8_t *frame = ip - hl - DCN_ETH_HLEN;
