@@ -83,6 +83,46 @@ START_TEST(status_and_neighbors_render)
 }
 END_TEST
 
+/* Every NHA of the path, in text and JSON (once only the first was shown). */
+START_TEST(paths_print_every_nha)
+{
+    harness *h = ah_new("bcube n=2 k=1", "h01");
+    int rc;
+    char *s = render(&h->e, "paths h10", &rc);
+    ck_assert_int_eq(rc, 0);
+    ck_assert_msg(strstr(s, "h01 s0_0 h00 s1_0 h10  NHA 00 41\n") != NULL, "%s", s);
+    ck_assert_msg(strstr(s, "h01 s1_1 h11 s0_1 h10  NHA 41 00\n") != NULL, "%s", s);
+    free(s);
+    s = render(&h->e, "paths h10 --json", &rc);
+    ck_assert_int_eq(rc, 0);
+    ck_assert_msg(strstr(s, "{\"path\":[\"h01\",\"s0_0\",\"h00\",\"s1_0\",\"h10\"],\"nha\":\"00 41\"}") != NULL,
+                  "%s", s);
+    ck_assert_msg(strstr(s, "\"nha\":\"41 00\"") != NULL, "%s", s);
+    free(s);
+    ah_free(h);
+    /* a long path: HCN's path set has paths of many hops */
+    h = ah_new("hcn n=4 h=2", "h111");
+    s = render(&h->e, "paths h444", &rc);
+    ck_assert_int_eq(rc, 0);
+    char *line = strstr(s, "NHA ");
+    ck_assert_ptr_nonnull(line);
+    /* the first path: one NHA per server hop, the last one ends the line */
+    unsigned servers = 0, hexes = 0;
+    for (char *c = s; c < line; c++)
+        servers += c[0] == ' ' && c[1] == 'h';
+    for (char *c = line + 4;; c += 3) {
+        ck_assert_msg(c[0] && c[1] && (c[2] == ' ' || c[2] == '\n'), "%s", line);
+        hexes++;
+        if (c[2] == '\n')
+            break;
+    }
+    ck_assert_uint_eq(hexes, servers - 1); /* servers counts the source too */
+    ck_assert_uint_ge(hexes, 3);
+    free(s);
+    ah_free(h);
+}
+END_TEST
+
 static int parse(agent_options *o, const char *const *args, int n, char *err, size_t errlen)
 {
     char *argv[32];
@@ -133,6 +173,7 @@ int main(void)
     TCase *tc = tcase_create("ctl");
     tcase_add_test(tc, requests_parse_and_bad_ones_are_refused);
     tcase_add_test(tc, status_and_neighbors_render);
+    tcase_add_test(tc, paths_print_every_nha);
     tcase_add_test(tc, options_defaults_and_errors);
     suite_add_tcase(s, tc);
     return tu_run(s);

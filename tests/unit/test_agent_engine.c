@@ -123,6 +123,41 @@ START_TEST(destination_strips_the_header)
 }
 END_TEST
 
+/* An IPv4 packet claiming a total length below its own header (0 here)
+ * would be an empty TUN write: dropped and counted, nothing delivered. */
+START_TEST(ip_total_length_below_header_is_dropped)
+{
+    harness *h = relay_with_neighbors();
+    const uint8_t one_hop[1] = {0x01};
+    static const uint16_t bad_len[] = {0, 1, 19};
+    for (size_t i = 0; i < sizeof bad_len / sizeof bad_len[0]; i++) {
+        uint8_t buf[512], ip[100];
+        ah_ipv4(ip, H00, H01, 1000, 2000, sizeof ip);
+        dcn_put16(ip + 2, bad_len[i]);
+        size_t n = ah_frame_build(buf, DCN_T_DATA, H00, H01, one_hop, 1, 1, 0, ip, sizeof ip);
+        engine_rx_frame(&h->e, 0, buf, n);
+    }
+    /* IHL says 24 bytes of header, total length 20 */
+    uint8_t buf[512], ip[100];
+    ah_ipv4(ip, H00, H01, 1000, 2000, sizeof ip);
+    ip[0] = 0x46;
+    dcn_put16(ip + 2, 20);
+    size_t n = ah_frame_build(buf, DCN_T_DATA, H00, H01, one_hop, 1, 1, 0, ip, sizeof ip);
+    engine_rx_frame(&h->e, 0, buf, n);
+    ck_assert_int_eq(h->ndeliv, 0);
+    ck_assert_uint_eq(h->e.c.drop_bad_ip_length, 4);
+    ck_assert_uint_eq(h->e.c.rx_data_delivered, 0);
+    /* the smallest valid packet still goes through */
+    ah_ipv4(ip, H00, H01, 1000, 2000, sizeof ip);
+    dcn_put16(ip + 2, 20);
+    n = ah_frame_build(buf, DCN_T_DATA, H00, H01, one_hop, 1, 1, 0, ip, sizeof ip);
+    engine_rx_frame(&h->e, 0, buf, n);
+    ck_assert_int_eq(h->ndeliv, 1);
+    ck_assert_uint_eq(h->iplen, 20);
+    ah_free(h);
+}
+END_TEST
+
 START_TEST(tun_packets_are_encapsulated)
 {
     harness *h = relay_with_neighbors();
@@ -157,6 +192,49 @@ END_TEST
 
 /* Every malformed case: dropped, counted under its own name, nothing sent,
  * and the good neighbours stay up. */
+/* Every fragment of a datagram, the first included, has one flow key (the
+ * 3-tuple), so they all take one path; an unfragmented packet keeps its
+ * ports. */
+START_TEST(fragments_share_one_flow_key)
+{
+    harness *h = relay_with_neighbors();
+    uint8_t buf[ENGINE_HEADROOM + 200];
+    static const uint16_t frag_field[] = {0x2000 /* MF, offset 0 */, 0x2000 | 185 /* MF, middle */,
+                                          185 * 2 /* last */};
+    for (size_t i = 0; i < sizeof frag_field / sizeof frag_field[0]; i++) {
+        ah_ipv4(buf + ENGINE_HEADROOM, H01, H10, 1000, 2000, 120);
+        dcn_put16(buf + ENGINE_HEADROOM + 6, frag_field[i]);
+        engine_from_tun(&h->e, buf, 120);
+    }
+    ck_assert_uint_eq(h->e.c.tx_data_from_tun, 3);
+    ps_flow_info fl[8];
+    int n = ps_flows(h->e.ps, fl, 8);
+    ck_assert_int_eq(n, 1);
+    ck_assert_uint_eq(fl[0].key.src_port, 0);
+    ck_assert_uint_eq(fl[0].key.dst_port, 0);
+    ck_assert_uint_eq(fl[0].key.proto, 17);
+    /* the three frames carry the same NHAs */
+    const ah_frame *data[3];
+    int nd = 0;
+    for (int i = 0; i < h->nout; i++)
+        if (h->out[i].data[14 + DCN_OFF_TYPE] == DCN_T_DATA && nd < 3)
+            data[nd++] = &h->out[i];
+    ck_assert_int_eq(nd, 3);
+    for (int i = 1; i < 3; i++)
+        ck_assert_mem_eq(data[i]->data + 14 + DCN_OFF_NHA, data[0]->data + 14 + DCN_OFF_NHA, 8);
+    /* DF set and no offset: not a fragment, the ports count */
+    ah_ipv4(buf + ENGINE_HEADROOM, H01, H10, 1000, 2000, 120);
+    dcn_put16(buf + ENGINE_HEADROOM + 6, 0x4000);
+    engine_from_tun(&h->e, buf, 120);
+    n = ps_flows(h->e.ps, fl, 8);
+    ck_assert_int_eq(n, 2);
+    int with_ports = fl[0].key.src_port == 1000 ? 0 : 1;
+    ck_assert_uint_eq(fl[with_ports].key.src_port, 1000);
+    ck_assert_uint_eq(fl[with_ports].key.dst_port, 2000);
+    ah_free(h);
+}
+END_TEST
+
 START_TEST(malformed_frames_are_dropped_and_counted)
 {
     harness *h = relay_with_neighbors();
@@ -559,7 +637,10 @@ START_TEST(mdcube_extension_end_to_end)
         dcn_node_name(&h->t, server, name, sizeof name);
         harness *r = ah_new(spec, name);
         all_hellos(r);
-        engine_rx_frame(&r->e, 0, frame, len);
+        int pos = nha_server_pos(&h->t, &path, hop);
+        int in_port = dcn_topo_port_to(&h->t, server, path.node[pos - 1]); /* the port the path names */
+        ck_assert_int_ge(in_port, 0);
+        engine_rx_frame(&r->e, (unsigned)in_port, frame, len);
         ck_assert_int_eq(dcn_hdr_decode(frame + 14, len - 14, &d, &hl), DCN_DEC_OK);
         if (hop == d.nhops) {
             ck_assert_int_eq(r->ndeliv, 1);
@@ -604,6 +685,8 @@ int main(void)
     tcase_add_test(tc, relay_forwards_with_one_lookup);
     tcase_add_test(tc, destination_strips_the_header);
     tcase_add_test(tc, tun_packets_are_encapsulated);
+    tcase_add_test(tc, ip_total_length_below_header_is_dropped);
+    tcase_add_test(tc, fragments_share_one_flow_key);
     tcase_add_test(tc, malformed_frames_are_dropped_and_counted);
     tcase_add_test(tc, random_garbage_never_crashes);
     tcase_add_test(tc, dead_next_hop_sends_path_failure_to_source);

@@ -92,6 +92,42 @@ START_TEST(long_paths_extend_the_nha_array)
 }
 END_TEST
 
+/* The sizes docs/protocol.md quotes for BCube: a BCube_k path set's longest
+ * path has k + 2 server hops (k >= 1), so 36 bytes hold every path set up to
+ * k = 6, and k = 7 needs 40; the agent itself names at most 4 ports (k <= 3,
+ * at most 5 hops). */
+START_TEST(bcube_path_set_hops_and_header_sizes)
+{
+    for (unsigned k = 0; k <= 7; k++) {
+        char spec[32];
+        snprintf(spec, sizeof spec, "bcube n=2 k=%u", k);
+        dcn_topo t;
+        tu_build(&t, spec);
+        static dcn_pathset s;
+        uint32_t longest = 0;
+        for (uint32_t d = 1; d < t.n_servers; d++) {
+            ck_assert_int_gt(tu_paths(&t, NULL, 0, d, NULL, 1, &s), 0);
+            for (uint32_t i = 0; i < s.count; i++)
+                if (dcn_path_server_hops(&s.path[i], &t) > longest)
+                    longest = dcn_path_server_hops(&s.path[i], &t);
+        }
+        ck_assert_uint_eq(longest, k == 0 ? 1 : k + 2);
+        dcn_hdr h = {.nhops = (uint8_t)longest};
+        ck_assert_uint_eq(dcn_hdr_len(&h), k <= 6 ? 36 : 40);
+        char err[200];
+        ck_assert_int_eq(nha_topology_check(&t, err, sizeof err), k <= 3 ? 0 : -1);
+        dcn_topo_free(&t);
+    }
+    /* the largest header: 255 hops and 16 listed containers */
+    dcn_hdr h = {.nhops = 255, .flags = DCN_FLAG_MDCUBE, .n_containers = DCN_MAX_CONTAINERS};
+    ck_assert_uint_eq(dcn_hdr_len(&h), 356);
+    ck_assert_uint_eq(DCN_HDR_MAX, 356);
+    h.nhops = 13;
+    h.flags = 0;
+    ck_assert_uint_eq(dcn_hdr_len(&h), 44);
+}
+END_TEST
+
 START_TEST(decode_round_trip_and_rejections)
 {
     uint8_t nha[8], buf[DCN_HDR_MAX + 8];
@@ -286,6 +322,7 @@ int main(void)
     tcase_add_test(tc, incremental_checksum_equals_recomputation);
     tcase_add_test(tc, header_is_36_bytes_up_to_8_hops_byte_for_byte);
     tcase_add_test(tc, long_paths_extend_the_nha_array);
+    tcase_add_test(tc, bcube_path_set_hops_and_header_sizes);
     tcase_add_test(tc, decode_round_trip_and_rejections);
     tcase_add_test(tc, in_place_updates_keep_the_checksum);
     tcase_add_test(tc, mdcube_extension_round_trip);

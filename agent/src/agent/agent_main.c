@@ -17,6 +17,7 @@
 #include "linkmon.h"
 #include "options.h"
 #include "pcap_io.h"
+#include "pidfile.h"
 #include "rawsock.h"
 #include "topo/bfs.h"
 #include "tun.h"
@@ -322,6 +323,13 @@ int main(int argc, char **argv)
         dcn_topo_free(&a->topo);
         return 0;
     }
+    /* before anything is created: a pidfile that cannot be written is a
+     * usage error and leaves nothing behind */
+    if (a->opt.pidfile[0] && pidfile_open(a->opt.pidfile, err, sizeof err) < 0) {
+        fprintf(stderr, "dcn-agent: %s\n", err);
+        dcn_topo_free(&a->topo);
+        return 2;
+    }
     if (a->opt.log[0] && !freopen(a->opt.log, "a", stderr)) {
         fprintf(stdout, "dcn-agent: cannot open log %s: %s\n", a->opt.log, strerror(errno));
         return 1;
@@ -374,12 +382,11 @@ int main(int argc, char **argv)
         logf_("daemon: %s", strerror(errno));
         return 1;
     }
-    if (a->opt.pidfile[0]) {
-        FILE *pf = fopen(a->opt.pidfile, "w");
-        if (pf) {
-            fprintf(pf, "%d\n", (int)getpid());
-            fclose(pf);
-        }
+    if (pidfile_write(err, sizeof err) < 0) {
+        logf_("%s", err);
+        ctl_server_close(a->ctl);
+        tun_close(a->tun_fd);
+        return 1;
     }
     a->loop = ev_default_loop(EVFLAG_AUTO);
     for (unsigned p = 0; p < a->e->nports; p++) {
@@ -423,7 +430,5 @@ int main(int argc, char **argv)
     free(a->e);
     free(a->tunbuf);
     dcn_topo_free(&a->topo);
-    if (a->opt.pidfile[0])
-        unlink(a->opt.pidfile);
-    return 0;
+    return 0; /* the pidfile is removed at exit */
 }

@@ -56,11 +56,13 @@ bsr *bsr_create(const dcn_topo *t, uint32_t self, const bsr_config *cfg, const b
     b->avoid = calloc(dcn_n_nodes(t), 1);
     b->port_flows = calloc(b->nports ? b->nports : 1, sizeof *b->port_flows);
     b->port_bulk = calloc(b->nports ? b->nports : 1, sizeof *b->port_bulk);
+    bool arena_ok = dcn_scratch_init(&b->arena, dcn_scratch_size_for(t)) == 0;
     bool db_ok = bsr_faildb_init(&b->db, t) == 0;
     bool ft_ok = bsr_flow_table_init(&b->ft, cfg->max_flows) == 0;
-    if (!b->algo || !b->scratch || !b->avoid || !b->port_flows || !b->port_bulk || !db_ok || !ft_ok) {
+    if (!b->algo || !b->scratch || !b->avoid || !b->port_flows || !b->port_bulk || !db_ok || !ft_ok || !arena_ok) {
         if (ft_ok)
             bsr_flow_table_free(&b->ft);
+        dcn_scratch_free(&b->arena);
         bsr_faildb_free(&b->db);
         free(b->scratch);
         free(b->avoid);
@@ -79,6 +81,7 @@ void bsr_destroy(bsr *b)
         return;
     bsr_flow_table_free(&b->ft);
     bsr_faildb_free(&b->db);
+    dcn_scratch_free(&b->arena);
     free(b->scratch);
     free(b->avoid);
     free(b->port_flows);
@@ -111,10 +114,8 @@ static bsr_flow *new_flow(bsr *b, const bsr_flow_key *k, uint32_t dst)
     return f;
 }
 
-const dcn_path *bsr_route_bytes(bsr *b, const bsr_flow_key *k, uint32_t dst_server, uint32_t bytes)
+static const dcn_path *route_bytes(bsr *b, const bsr_flow_key *k, uint32_t dst_server, uint32_t bytes)
 {
-    if (!b || !k)
-        return NULL;
     if (dst_server >= b->t->n_servers || dst_server == b->self) {
         b->c.unreachable++;
         return NULL;
@@ -139,6 +140,18 @@ const dcn_path *bsr_route_bytes(bsr *b, const bsr_flow_key *k, uint32_t dst_serv
     return &f->cur;
 }
 
+/* Every entry that may run the routing algorithms does so in the bsr's own
+ * arena (topo/scratch.h): no allocation per flow, message or round. */
+const dcn_path *bsr_route_bytes(bsr *b, const bsr_flow_key *k, uint32_t dst_server, uint32_t bytes)
+{
+    if (!b || !k)
+        return NULL;
+    dcn_scratch *prev = dcn_scratch_enter(&b->arena);
+    const dcn_path *p = route_bytes(b, k, dst_server, bytes);
+    dcn_scratch_leave(prev);
+    return p;
+}
+
 const dcn_path *bsr_route(bsr *b, const bsr_flow_key *k, uint32_t dst_server)
 {
     return bsr_route_bytes(b, k, dst_server, 0);
@@ -154,10 +167,21 @@ void bsr_on_probe_response(bsr *b, const bsr_flow_key *k, uint32_t probe_seq, ui
         b->c.probe_responses_stale++;
         return;
     }
+    dcn_scratch *prev = dcn_scratch_enter(&b->arena);
     bsr_probe_answer(b, f, probe_seq, avail_mbps, now);
+    dcn_scratch_leave(prev);
 }
 
+static void link_failed_in_arena(bsr *b, uint32_t a, uint32_t bnode, bool local);
+
 static void link_failed(bsr *b, uint32_t a, uint32_t bnode, bool local)
+{
+    dcn_scratch *prev = dcn_scratch_enter(&b->arena);
+    link_failed_in_arena(b, a, bnode, local);
+    dcn_scratch_leave(prev);
+}
+
+static void link_failed_in_arena(bsr *b, uint32_t a, uint32_t bnode, bool local)
 {
     uint64_t now = bsr_now(b);
     b->c.failures_heard++;
@@ -204,10 +228,19 @@ static void update_rate(bsr_flow *f, uint64_t now)
     f->window_start_ms = now;
 }
 
+static void tick(bsr *b);
+
 void bsr_tick(bsr *b)
 {
     if (!b)
         return;
+    dcn_scratch *prev = dcn_scratch_enter(&b->arena);
+    tick(b);
+    dcn_scratch_leave(prev);
+}
+
+static void tick(bsr *b)
+{
     uint64_t now = bsr_now(b);
     b->c.faildb_expired += bsr_faildb_expire(&b->db, now);
     for (bsr_flow *f = bsr_flow_lru_tail(&b->ft); f; f = bsr_flow_lru_tail(&b->ft)) {
@@ -284,5 +317,8 @@ int bsr_pathset(bsr *b, uint32_t dst_server, dcn_pathset *out)
     if (!b || !out)
         return -1;
     bsr_now(b);
-    return bsr_compute_set(b, dst_server, out, DCN_PATHSET_MAX);
+    dcn_scratch *prev = dcn_scratch_enter(&b->arena);
+    int n = bsr_compute_set(b, dst_server, out, DCN_PATHSET_MAX);
+    dcn_scratch_leave(prev);
+    return n;
 }

@@ -100,6 +100,20 @@ void bsr_tick(bsr *b); /* call every ~100 ms */
  * keeps fleeing it. The data plane should call this form. */
 const dcn_path *bsr_route_bytes(bsr *b, const bsr_flow_key *k, uint32_t dst_server, uint32_t bytes);
 
+/* Whether a path-failure message concerns one of our flows. to_reporter is
+ * the node path from us to the server that sent it (the reverse of the path
+ * the message travelled). BSR_FAIL_ON_PATH: some flow's current or probed
+ * path starts with to_reporter and crosses the link a-b within its next
+ * server hop; BSR_FAIL_LINK_OFF_PATH: flows go through the reporter, but
+ * none over a-b there; BSR_FAIL_UNKNOWN_FLOW: no flow's path goes through
+ * the reporter that way. Reads only; no allocation. */
+typedef enum {
+    BSR_FAIL_ON_PATH = 0,
+    BSR_FAIL_LINK_OFF_PATH,
+    BSR_FAIL_UNKNOWN_FLOW,
+} bsr_fail_match;
+bsr_fail_match bsr_failure_match(const bsr *b, const dcn_path *to_reporter, uint32_t node_a, uint32_t node_b);
+
 /* ---- Introspection for dcn-ctl ---- */
 
 #define BSR_MAX_PATHS 16             /* paths kept per flow (larger sets are cut) */

@@ -11,6 +11,7 @@
 #include "bsr_flow_table.h"
 #include "topo/family.h"
 #include "topo/rng.h"
+#include "topo/scratch.h"
 
 #define BSR_RATE_WINDOW_MS 1000 /* own sending rate measured over this window */
 #define BSR_BULK_KBPS 1000      /* a flow sending this fast over a tick is a bulk flow */
@@ -29,6 +30,7 @@ struct bsr {
     bsr_faildb db;
     bsr_flow_table ft;
     dcn_pathset *scratch; /* one path set, allocated once */
+    dcn_scratch arena;    /* the routing algorithms' temporary arrays (no allocation per flow or message) */
     uint8_t *avoid;       /* one byte per node, for the BFS alternates */
     uint32_t *port_flows; /* our flows whose current path leaves on each local port */
     uint32_t *port_bulk;  /* of those, the bulk flows */

@@ -36,9 +36,14 @@
     X(drop_loop)            /* the path visits a server twice */                                                  \
     X(drop_bad_path)        /* path does not end at dst, or bad src address */                                    \
     X(drop_not_on_path)     /* the hop at NHI is not this server */                                               \
+    X(drop_wrong_port)      /* arrived on a port its path does not name for this hop */                          \
+    X(drop_fail_wrong_neighbor) /* path failure not from the neighbour (MAC) its path names */                    \
+    X(drop_fail_link_off_path)  /* path failure naming a link not one hop beyond its sender / not on our flow */  \
+    X(drop_fail_unknown_flow)   /* path failure addressed to us; no flow of ours goes through its sender */       \
     X(drop_next_hop_down)                                                                                         \
     X(drop_failure_rate_limited) /* path-failure message suppressed (one per source per 50 ms) */                 \
     X(drop_bad_payload)     /* data that is not IPv4 / control payload too short */                               \
+    X(drop_bad_ip_length)   /* data at its destination: IPv4 total length below its header length (e.g. 0) */     \
     X(drop_no_route)        /* from TUN: unknown destination or no path */                                        \
     X(drop_tx_error)                                                                                              \
     X(drop_too_long)        /* encapsulated frame above the buffer */

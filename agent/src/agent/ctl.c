@@ -303,8 +303,9 @@ static int render_paths(engine *e, const char *dst_name, bool json, FILE *out)
         uint8_t nha[DCN_MAX_HOPS];
         int h = nha_encode_path(e->t, &s->path[i], nha, DCN_MAX_HOPS);
         char hex[3 * DCN_MAX_HOPS + 1] = "";
+        size_t off = 0; /* "00 41 ...": two digits per NHA, one space between */
         for (int k = 0; k < h; k++)
-            snprintf(hex + 3 * k, sizeof hex - 3 * (size_t)k, "%s%02x", k ? " " : "", nha[k]);
+            off += (size_t)snprintf(hex + off, sizeof hex - off, "%s%02x", k ? " " : "", nha[k]);
         if (json) {
             dcn_json_obj_begin(&j, NULL);
             dcn_json_arr_begin(&j, "path");

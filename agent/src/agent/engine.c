@@ -160,9 +160,14 @@ int engine_init(engine *e, const dcn_topo *t, uint32_t self, const engine_config
     if (!e->ps)
         return -1;
     int nc = containers_build(t, &e->container_of);
-    if (nc < 0) {
+    e->walk_mark = calloc(t->n_servers, sizeof *e->walk_mark);
+    if (nc < 0 || !e->walk_mark) {
         ps_destroy(e->ps);
         e->ps = NULL;
+        free(e->container_of);
+        e->container_of = NULL;
+        free(e->walk_mark);
+        e->walk_mark = NULL;
         return -1;
     }
     e->n_containers = (uint32_t)nc;
@@ -176,6 +181,94 @@ void engine_fini(engine *e)
     e->ps = NULL;
     free(e->container_of);
     e->container_of = NULL;
+    free(e->walk_mark);
+    e->walk_mark = NULL;
+}
+
+/* The full path a header names, in O(nhops). */
+static nha_walk_result walk(engine *e, const dcn_hdr *h, dcn_path *path)
+{
+    if (++e->walk_stamp == 0) { /* wrapped: no entry may look visited */
+        memset(e->walk_mark, 0, e->t->n_servers * sizeof *e->walk_mark);
+        e->walk_stamp = 1;
+    }
+    unsigned bad;
+    return nha_walk_marked(e->t, h->src, h->dst, h->nha, h->nhops, path, &bad, e->walk_mark, e->walk_stamp);
+}
+
+/* Validates the path of a received frame (any type): it must be walkable
+ * from src to dst without a loop and name us as server number NHI, reached
+ * over the port it came in on. Counts the drop and returns -1, or returns
+ * our position in path. */
+static int check_path(engine *e, unsigned port, const dcn_hdr *h, dcn_path *path)
+{
+    switch (walk(e, h, path)) {
+    case NHA_WALK_OK: break;
+    case NHA_WALK_NOT_NEIGHBOR: e->c.drop_not_neighbor++; return -1;
+    case NHA_WALK_LOOP: e->c.drop_loop++; return -1;
+    case NHA_WALK_BAD_SRC:
+    case NHA_WALK_WRONG_DST: e->c.drop_bad_path++; return -1;
+    }
+    int pos = h->nhi ? nha_server_pos(e->t, path, h->nhi) : -1;
+    if (pos < 0 || path->node[pos] != e->self) {
+        e->c.drop_not_on_path++;
+        return -1;
+    }
+    if (dcn_topo_port_to(e->t, e->self, path->node[pos - 1]) != (int)port) {
+        e->c.drop_wrong_port++; /* the path reaches us over another port */
+        return -1;
+    }
+    return pos;
+}
+
+/* The slot of a data header in the validation cache: a hash of src, dst,
+ * nhops, NHI and the NHA array (8 bytes for every path of up to 8 hops, so
+ * the same work for 2 hops as for 8). */
+static engine_path_check *check_slot(engine *e, const dcn_hdr *h)
+{
+    uint64_t x = ((uint64_t)h->src << 32 | h->dst) ^ ((uint64_t)h->nhops << 8 | h->nhi) * 0x9E3779B97F4A7C15ull;
+    size_t nb = dcn_nha_bytes(h->nhops);
+    for (size_t i = 0; i < nb; i += 8) {
+        uint64_t w;
+        memcpy(&w, h->nha + i, 8);
+        x = (x ^ w) * 0x100000001B3ull;
+        x ^= x >> 29;
+    }
+    return &e->check[(x >> 32) & (ENGINE_CHECK_SLOTS - 1)];
+}
+
+static bool check_hit(const engine_path_check *c, const dcn_hdr *h)
+{
+    return c->used && c->src == h->src && c->dst == h->dst && c->nhops == h->nhops && c->nhi == h->nhi &&
+           memcmp(c->nha, h->nha, dcn_nha_bytes(h->nhops)) == 0;
+}
+
+/* A data frame's path, validated once per (src, dst, NHAs, NHI) and then
+ * only looked up: true when we may deliver or relay it. */
+static bool data_path_ok(engine *e, unsigned port, const dcn_hdr *h)
+{
+    engine_path_check *c = h->nhops <= ENGINE_CHECK_NHA ? check_slot(e, h) : NULL;
+    if (c && check_hit(c, h)) {
+        if (c->in_port != port) {
+            e->c.drop_wrong_port++;
+            return false;
+        }
+        return true;
+    }
+    dcn_path path;
+    int pos = check_path(e, port, h, &path);
+    if (pos < 0)
+        return false;
+    if (c) {
+        c->used = 1;
+        c->src = h->src;
+        c->dst = h->dst;
+        c->nhops = h->nhops;
+        c->nhi = h->nhi;
+        c->in_port = (uint8_t)port;
+        memcpy(c->nha, h->nha, dcn_nha_bytes(h->nhops));
+    }
+    return true;
 }
 
 size_t engine_ext_reserve(const engine *e)
@@ -188,15 +281,12 @@ size_t engine_ext_reserve(const engine *e)
 
 /* MDCube extension of a data packet: the intermediate containers the
  * source's path crosses (neither the source's nor the destination's), in
- * order, and a flow id (FNV-1a of the 5-tuple). -1 when more than
- * DCN_MAX_CONTAINERS. */
-static int fill_mdcube_ext(const engine *e, const dcn_path *p, const dcn_flow_key *k, dcn_hdr *h)
+ * order. Returns how many, or -1 when more than DCN_MAX_CONTAINERS. */
+static int path_containers(const engine *e, const dcn_path *p, uint32_t *out)
 {
     uint32_t src_c = e->container_of[p->node[0]], dst_c = e->container_of[p->node[p->len - 1]];
     uint32_t last = src_c;
-    h->flags |= DCN_FLAG_MDCUBE;
-    h->n_containers = 0;
-    h->container_idx = 0;
+    int n = 0;
     for (uint32_t i = 1; i < p->len; i++) {
         uint32_t c = e->container_of[p->node[i]];
         if (c == last)
@@ -204,10 +294,16 @@ static int fill_mdcube_ext(const engine *e, const dcn_path *p, const dcn_flow_ke
         last = c;
         if (c == src_c || c == dst_c)
             continue;
-        if (h->n_containers >= DCN_MAX_CONTAINERS)
+        if (n >= DCN_MAX_CONTAINERS)
             return -1;
-        h->container[h->n_containers++] = c;
+        out[n++] = c;
     }
+    return n;
+}
+
+/* The extension's flow id: FNV-1a of the 5-tuple. */
+static uint32_t flow_id(const dcn_flow_key *k)
+{
     const uint8_t bytes[13] = {(uint8_t)(k->src_ip >> 24), (uint8_t)(k->src_ip >> 16), (uint8_t)(k->src_ip >> 8),
                                (uint8_t)k->src_ip, (uint8_t)(k->dst_ip >> 24), (uint8_t)(k->dst_ip >> 16),
                                (uint8_t)(k->dst_ip >> 8), (uint8_t)k->dst_ip, (uint8_t)(k->src_port >> 8),
@@ -215,8 +311,34 @@ static int fill_mdcube_ext(const engine *e, const dcn_path *p, const dcn_flow_ke
     uint32_t hash = 2166136261u;
     for (size_t i = 0; i < sizeof bytes; i++)
         hash = (hash ^ bytes[i]) * 16777619u;
-    h->flow_id = hash;
-    return 0;
+    return hash;
+}
+
+/* The encoded form of a path from path selection, computed once: its NHAs,
+ * its first hop and its MDCube containers. A slot is found by the path's
+ * address (path selection keeps a flow's path in place) and trusted only
+ * when its copy of the nodes still matches. */
+static const engine_tx_path *tx_path(engine *e, const dcn_path *path)
+{
+    uint64_t x = (uint64_t)(uintptr_t)path * 0x9E3779B97F4A7C15ull;
+    engine_tx_path *c = &e->txp[(x >> 40) & (ENGINE_TX_SLOTS - 1)];
+    if (c->key == path && c->path.len == path->len &&
+        memcmp(c->path.node, path->node, path->len * sizeof path->node[0]) == 0)
+        return c;
+    c->key = path;
+    c->path.len = path->len;
+    memcpy(c->path.node, path->node, path->len * sizeof path->node[0]);
+    c->nhops = path->len >= 2 && path->node[0] == e->self ? nha_encode_path(e->t, path, c->nha, DCN_PATH_MAX) : -1;
+    c->first_pos = c->nhops > 0 ? (uint32_t)nha_server_pos(e->t, path, 1) : 0;
+    c->n_containers = 0;
+    c->container_idx = 0;
+    if (c->nhops > 0 && e->container_of) {
+        c->n_containers = path_containers(e, path, c->container);
+        /* the first hop may already enter the first listed container */
+        if (c->n_containers > 0 && e->container_of[path->node[c->first_pos]] == c->container[0])
+            c->container_idx = 1;
+    }
+    return c;
 }
 
 /* A relay whose next hop enters the next listed container advances the
@@ -255,6 +377,77 @@ static void on_hello(engine *e, unsigned port, const uint8_t *frame, const dcn_h
 static void path_failure_payload(engine *e, const uint8_t *pl)
 {
     ps_on_path_failure(e->ps, dcn_get32(pl), dcn_get32(pl + 4));
+}
+
+static bool same_link(uint32_t a, uint32_t b, uint32_t u, uint32_t v) { return (a == u && b == v) || (a == v && b == u); }
+
+/* a-b is a cable of one server hop out of the reporter r = path->node[0]
+ * (its own cable, a switch's cable to the next server, or an MDCube fiber
+ * and the peer switch's cable), and not back towards the node the message
+ * went to first, which is where the original packet came from. */
+static bool link_beyond_reporter(const dcn_topo *t, const dcn_path *path, uint32_t a, uint32_t b)
+{
+    uint32_t r = path->node[0], back = path->len > 1 ? path->node[1] : DCN_NONE;
+    if (a >= dcn_n_nodes(t) || b >= dcn_n_nodes(t) || a == back || b == back)
+        return false;
+    uint16_t np = dcn_nports(t, r);
+    for (uint16_t p = 0; p < np; p++) {
+        uint32_t x = dcn_peer(t, r, p).node;
+        if (x == DCN_NONE || x == back)
+            continue;
+        if (same_link(a, b, r, x))
+            return true;
+        if (dcn_kind(t, x) != DCN_SWITCH)
+            continue;
+        uint32_t far = a == x ? b : b == x ? a : DCN_NONE;
+        if (far != DCN_NONE && far != r && far < t->n_servers && dcn_topo_port_to(t, x, far) >= 0)
+            return true; /* the switch's cable into the next server */
+        int f = nha_fiber_port(t, x);
+        if (f < 0)
+            continue;
+        uint32_t x2 = dcn_peer(t, x, (uint16_t)f).node;
+        if (same_link(a, b, x, x2))
+            return true;
+        far = a == x2 ? b : b == x2 ? a : DCN_NONE;
+        if (far != DCN_NONE && far < t->n_servers && dcn_topo_port_to(t, x2, far) >= 0)
+            return true;
+    }
+    return false;
+}
+
+/* The rules a path-failure message must pass before anyone acts on it or
+ * relays it (docs/protocol.md): it came from the neighbour its path names
+ * (the ingress port is checked for every frame), it names a link one
+ * server hop beyond the server that sent it, and, addressed to us, that
+ * link is on the path of a flow we know. */
+static bool path_failure_acceptable(engine *e, unsigned port, const uint8_t *frame, const dcn_hdr *h,
+                                    const uint8_t *payload, const dcn_path *path, int pos)
+{
+    if (h->payload_len < DCN_FAIL_PAYLOAD) {
+        e->c.drop_bad_payload++;
+        return false;
+    }
+    int prev_pos = nha_server_pos(e->t, path, h->nhi - 1u);
+    int nha = prev_pos >= 0 ? neigh_find(&e->nt, port, path->node[prev_pos]) : -1;
+    if (nha < 0 || !e->nt.e[nha].heard || memcmp(e->nt.e[nha].mac, frame + 6, 6) != 0) {
+        e->c.drop_fail_wrong_neighbor++;
+        return false;
+    }
+    uint32_t a = dcn_get32(payload), b = dcn_get32(payload + 4);
+    if (!link_beyond_reporter(e->t, path, a, b)) {
+        e->c.drop_fail_link_off_path++;
+        return false;
+    }
+    if (h->nhi != h->nhops)
+        return true; /* overheard: the flow is not ours */
+    dcn_path to_reporter = *path;
+    to_reporter.len = (uint32_t)pos + 1;
+    dcn_path_reverse(&to_reporter);
+    switch (ps_failure_match(e->ps, &to_reporter, a, b)) {
+    case PS_FAIL_ON_PATH: return true;
+    case PS_FAIL_LINK_OFF_PATH: e->c.drop_fail_link_off_path++; return false;
+    default: e->c.drop_fail_unknown_flow++; return false;
+    }
 }
 
 /* A data packet or probe cannot take its next hop: tell the source. */
@@ -296,6 +489,10 @@ static void deliver_local(engine *e, unsigned port, const dcn_hdr *h, const uint
             e->c.drop_bad_payload++;
             return;
         }
+        if (dcn_get16(payload + 2) < 20 || dcn_get16(payload + 2) < (payload[0] & 15u) * 4u) {
+            e->c.drop_bad_ip_length++; /* would be an empty or headless TUN write */
+            return;
+        }
         e->c.rx_ok++;
         e->c.rx_data_delivered++;
         e->io.deliver_ip(e->io.ctx, payload, dcn_get16(payload + 2));
@@ -330,11 +527,7 @@ static void deliver_local(engine *e, unsigned port, const dcn_hdr *h, const uint
         ps_on_probe_response(e->ps, &k, seq, h->avail_mbps);
         return;
     }
-    case DCN_T_PATH_FAIL:
-        if (h->payload_len < DCN_FAIL_PAYLOAD) {
-            e->c.drop_bad_payload++;
-            return;
-        }
+    case DCN_T_PATH_FAIL: /* already checked by path_failure_acceptable */
         e->c.rx_ok++;
         e->c.path_failure_rx++;
         path_failure_payload(e, payload);
@@ -351,18 +544,22 @@ static void relay(engine *e, unsigned port, uint8_t *frame, size_t len, const dc
         e->c.drop_not_neighbor++;
         return;
     }
-    if (h->type == DCN_T_PATH_FAIL) {
-        if (h->payload_len < DCN_FAIL_PAYLOAD) {
-            e->c.drop_bad_payload++;
-            return;
-        }
+    if (h->type == DCN_T_PATH_FAIL) { /* already checked by path_failure_acceptable */
         e->c.path_failure_overheard++;
         path_failure_payload(e, payload);
     }
     if (!hop_usable(e, ne)) {
         e->c.drop_next_hop_down++;
-        if (h->type == DCN_T_DATA || h->type == DCN_T_PROBE)
-            report_failure(e, h, path, pos, nha_server_pos(e->t, path, h->nhi + 1u), ne->port);
+        if (h->type != DCN_T_DATA && h->type != DCN_T_PROBE)
+            return;
+        dcn_path walked;
+        if (!path) { /* a data frame from the cache: walk its path now (it was valid) */
+            if (walk(e, h, &walked) != NHA_WALK_OK)
+                return;
+            path = &walked;
+            pos = nha_server_pos(e->t, path, h->nhi);
+        }
+        report_failure(e, h, path, pos, nha_server_pos(e->t, path, h->nhi + 1u), ne->port);
         return;
     }
     if (h->type == DCN_T_PROBE) {
@@ -425,20 +622,21 @@ void engine_rx_frame(engine *e, unsigned port, uint8_t *frame, size_t len)
         e->c.drop_nhi_beyond_path++;
         return;
     }
-    dcn_path path;
-    unsigned bad;
-    switch (nha_walk(e->t, h.src, h.dst, h.nha, h.nhops, &path, &bad)) {
-    case NHA_WALK_OK: break;
-    case NHA_WALK_NOT_NEIGHBOR: e->c.drop_not_neighbor++; return;
-    case NHA_WALK_LOOP: e->c.drop_loop++; return;
-    case NHA_WALK_BAD_SRC:
-    case NHA_WALK_WRONG_DST: e->c.drop_bad_path++; return;
-    }
-    int pos = h.nhi ? nha_server_pos(e->t, &path, h.nhi) : -1;
-    if (pos < 0 || path.node[pos] != e->self) {
-        e->c.drop_not_on_path++;
+    if (h.type == DCN_T_DATA) { /* the fast path: no walk once the path is known good */
+        if (!data_path_ok(e, port, &h))
+            return;
+        if (h.nhi == h.nhops)
+            deliver_local(e, port, &h, payload, NULL);
+        else
+            relay(e, port, frame, len, &h, payload, NULL, -1);
         return;
     }
+    dcn_path path;
+    int pos = check_path(e, port, &h, &path);
+    if (pos < 0)
+        return;
+    if (h.type == DCN_T_PATH_FAIL && !path_failure_acceptable(e, port, frame, &h, payload, &path, pos))
+        return;
     if (h.nhi == h.nhops)
         deliver_local(e, port, &h, payload, &path);
     else
@@ -462,36 +660,39 @@ void engine_from_tun(engine *e, uint8_t *buf, size_t len)
     }
     dcn_flow_key k = {.src_ip = dcn_get32(ip + 12), .dst_ip = dst_ip, .proto = ip[9]};
     unsigned ihl = (ip[0] & 15u) * 4u;
-    if ((k.proto == 6 || k.proto == 17) && (dcn_get16(ip + 6) & 0x1fff) == 0 && len >= ihl + 4) {
+    /* ports only for unfragmented packets: every fragment of a datagram (MF
+     * set or an offset, the first one included) is keyed on the 3-tuple, so
+     * all of them take one path */
+    if ((k.proto == 6 || k.proto == 17) && (dcn_get16(ip + 6) & 0x3fff) == 0 && len >= ihl + 4) {
         k.src_port = dcn_get16(ip + ihl);
         k.dst_port = dcn_get16(ip + ihl + 2);
     }
     const dcn_path *path = ps_route(e->ps, &k, dst, (uint32_t)len);
-    uint8_t nha[DCN_MAX_HOPS];
-    int n = path ? nha_encode_path(e->t, path, nha, DCN_MAX_HOPS) : -1;
-    if (n <= 0 || path->node[0] != e->self) {
+    const engine_tx_path *tp = path ? tx_path(e, path) : NULL;
+    if (!tp || tp->nhops <= 0) {
         e->c.drop_no_route++;
         return;
     }
-    neigh_entry *ne = &e->nt.e[nha[0]];
+    neigh_entry *ne = &e->nt.e[tp->nha[0]];
     if (!hop_usable(e, ne)) {
         e->c.drop_next_hop_down++;
         uint32_t a, b;
-        failed_link(e, path, 0, nha_server_pos(e->t, path, 1), ne->port, &a, &b);
+        failed_link(e, path, 0, (int)tp->first_pos, ne->port, &a, &b);
         ps_on_path_failure(e->ps, a, b);
         return;
     }
-    dcn_hdr h = {.type = DCN_T_DATA, .nhops = (uint8_t)n, .nhi = 1, .src = e->self, .dst = dst,
-                 .pkt_id = e->next_pkt_id++, .proto = DCN_PROTO_IPV4, .payload_len = (uint16_t)len, .nha = nha};
-    if (e->container_of && fill_mdcube_ext(e, path, &k, &h) < 0) {
-        e->c.drop_too_long++;
-        return;
-    }
-    if (e->container_of && h.n_containers > 0) {
-        /* the first hop may already enter the first listed container */
-        uint32_t first = path->node[nha_server_pos(e->t, path, 1)];
-        if (e->container_of[first] == h.container[0])
-            h.container_idx = 1;
+    dcn_hdr h = {.type = DCN_T_DATA, .nhops = (uint8_t)tp->nhops, .nhi = 1, .src = e->self, .dst = dst,
+                 .pkt_id = e->next_pkt_id++, .proto = DCN_PROTO_IPV4, .payload_len = (uint16_t)len, .nha = tp->nha};
+    if (e->container_of) {
+        if (tp->n_containers < 0) {
+            e->c.drop_too_long++;
+            return;
+        }
+        h.flags |= DCN_FLAG_MDCUBE;
+        h.n_containers = (uint8_t)tp->n_containers;
+        memcpy(h.container, tp->container, (size_t)tp->n_containers * sizeof h.container[0]);
+        h.container_idx = tp->container_idx;
+        h.flow_id = flow_id(&k);
     }
     size_t hl = dcn_hdr_len(&h);
     uint8_t *frame = ip - hl - DCN_ETH_HLEN;

@@ -40,6 +40,35 @@ typedef struct engine_port {
     uint32_t rx_mbps, tx_mbps; /* measured over the last rate interval */
 } engine_port;
 
+/* Data frames: the outcome of validating a header's path once, for its
+ * (src, dst, NHAs, NHI), so a relay's per-packet work does not grow with
+ * the path (docs/protocol.md, "Forwarding"). Direct-mapped; paths of more
+ * than ENGINE_CHECK_NHA hops are validated on every packet. */
+#define ENGINE_CHECK_SLOTS 1024
+#define ENGINE_CHECK_NHA 64
+typedef struct engine_path_check {
+    uint32_t src, dst;
+    uint8_t used, nhops, nhi;
+    uint8_t in_port; /* the port the path reaches us over */
+    uint8_t nha[ENGINE_CHECK_NHA];
+} engine_path_check;
+
+/* Source: the encoded NHAs of a path from path selection, so a flow's
+ * packets do not encode its path again (docs/protocol.md). Found by the
+ * path's address and checked against a copy of its nodes. */
+#define ENGINE_TX_SLOTS 128
+typedef struct engine_tx_path {
+    const dcn_path *key;
+    dcn_path path;      /* copy of the nodes the NHAs encode */
+    int nhops;          /* <= 0: not expressible */
+    uint8_t nha[DCN_PATH_MAX];
+    uint32_t first_pos; /* index in path of the server after the first hop */
+    /* MDCube extension: the intermediate containers (-1: too many) */
+    int n_containers;
+    uint32_t container[DCN_MAX_CONTAINERS];
+    uint8_t container_idx;
+} engine_tx_path;
+
 typedef struct engine_config {
     uint32_t hello_ms;    /* 1000 */
     uint32_t dead_misses; /* 3 */
@@ -63,6 +92,10 @@ typedef struct engine {
     uint16_t next_pkt_id;
     uint64_t start_ms, last_hello_ms;
     uint64_t fail_sent_ms[256]; /* rate limit of path-failure messages, by source & 255 */
+    uint32_t *walk_mark;        /* per server, for O(L) loop checks (nha_walk_marked) */
+    uint32_t walk_stamp;
+    engine_path_check check[ENGINE_CHECK_SLOTS];
+    engine_tx_path txp[ENGINE_TX_SLOTS];
     uint8_t scratch[ENGINE_FRAME_MAX];
 } engine;
 

@@ -56,6 +56,12 @@ typedef enum {
  * the index of the NHA that failed (NOT_NEIGHBOR, LOOP). */
 nha_walk_result nha_walk(const dcn_topo *t, uint32_t src, uint32_t dst, const uint8_t *nha, unsigned nhops,
                          dcn_path *out, unsigned *bad_hop);
+/* nha_walk in O(nhops): servers already on the path are found through
+ * mark[] (one entry per server, owned by the caller), where mark[s] ==
+ * stamp means visited. The caller passes a stamp no entry holds yet (e.g.
+ * one more than the last call's, clearing mark[] when it wraps). */
+nha_walk_result nha_walk_marked(const dcn_topo *t, uint32_t src, uint32_t dst, const uint8_t *nha, unsigned nhops,
+                                dcn_path *out, unsigned *bad_hop, uint32_t *mark, uint32_t stamp);
 /* Index in a full path of the server reached after hop h (0 = src). */
 int nha_server_pos(const dcn_topo *t, const dcn_path *p, unsigned h);
 

@@ -49,6 +49,14 @@ const dcn_path *ps_route(path_select *ps, const dcn_flow_key *k, uint32_t dst_se
 int ps_pathset(path_select *ps, uint32_t dst_server, dcn_pathset *out);
 void ps_on_probe_response(path_select *ps, const dcn_flow_key *k, uint32_t probe_seq, uint32_t avail_mbps);
 void ps_on_path_failure(path_select *ps, uint32_t node_a, uint32_t node_b);
+/* A path-failure message addressed to us: does it concern a flow we know?
+ * to_reporter: the node path from us to the server that sent it. */
+typedef enum {
+    PS_FAIL_ON_PATH = 0,    /* a flow's path goes through the reporter and over the link */
+    PS_FAIL_LINK_OFF_PATH,  /* flows go through the reporter, none over that link */
+    PS_FAIL_UNKNOWN_FLOW,   /* no flow's path goes through the reporter */
+} ps_fail_match;
+ps_fail_match ps_failure_match(path_select *ps, const dcn_path *to_reporter, uint32_t node_a, uint32_t node_b);
 void ps_on_local_port(path_select *ps, uint16_t port, int up);
 void ps_tick(path_select *ps);
 /* Named counters of the selector (BSR's bsr_counters); returns how many

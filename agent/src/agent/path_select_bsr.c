@@ -77,6 +77,15 @@ void ps_on_probe_response(path_select *ps, const dcn_flow_key *k, uint32_t seq, 
 
 void ps_on_path_failure(path_select *ps, uint32_t a, uint32_t b) { bsr_on_path_failure(ps->b, a, b); }
 void ps_on_local_port(path_select *ps, uint16_t port, int up) { bsr_on_local_port(ps->b, port, up); }
+
+ps_fail_match ps_failure_match(path_select *ps, const dcn_path *to_reporter, uint32_t a, uint32_t b)
+{
+    switch (bsr_failure_match(ps->b, to_reporter, a, b)) {
+    case BSR_FAIL_ON_PATH: return PS_FAIL_ON_PATH;
+    case BSR_FAIL_LINK_OFF_PATH: return PS_FAIL_LINK_OFF_PATH;
+    default: return PS_FAIL_UNKNOWN_FLOW;
+    }
+}
 void ps_tick(path_select *ps) { bsr_tick(ps->b); }
 
 int ps_flows(path_select *ps, ps_flow_info *out, int max)

@@ -150,3 +150,15 @@ int ps_counters(path_select *ps, ps_counter *out, int max)
     (void)max;
     return 0;
 }
+
+/* The fallback keeps no flows: it cannot tell which flow a message is for,
+ * so only the data plane's own checks (port, neighbour, link beyond the
+ * reporter) apply. */
+ps_fail_match ps_failure_match(path_select *ps, const dcn_path *to_reporter, uint32_t a, uint32_t b)
+{
+    (void)ps;
+    (void)to_reporter;
+    (void)a;
+    (void)b;
+    return PS_FAIL_ON_PATH;
+}

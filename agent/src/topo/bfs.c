@@ -1,4 +1,5 @@
 #include "bfs.h"
+#include "scratch.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -12,8 +13,8 @@ int dcn_bfs_path(const dcn_topo *t, uint32_t src, uint32_t dst, const dcn_failur
         return -1;
     if (src == dst)
         return dcn_path_push(out, src);
-    uint32_t *parent = malloc(n * sizeof *parent);
-    uint32_t *queue = malloc(n * sizeof *queue);
+    uint32_t *parent = dcn_tmp_alloc(n * sizeof *parent);
+    uint32_t *queue = dcn_tmp_alloc(n * sizeof *queue);
     int rc = -1;
     if (!parent || !queue)
         goto done;
@@ -50,8 +51,8 @@ int dcn_bfs_path(const dcn_topo *t, uint32_t src, uint32_t dst, const dcn_failur
     }
     rc = 0;
 done:
-    free(parent);
-    free(queue);
+    dcn_tmp_free(parent);
+    dcn_tmp_free(queue);
     return rc;
 }
 
@@ -59,11 +60,11 @@ void dcn_bfs_server_distances(const dcn_topo *t, uint32_t src, const dcn_failure
                               uint32_t *hops_out)
 {
     uint32_t n = dcn_n_nodes(t);
-    uint32_t *dist = malloc(n * sizeof *dist);
-    uint32_t *queue = malloc((size_t)2 * n * sizeof *queue);
+    uint32_t *dist = dcn_tmp_alloc(n * sizeof *dist);
+    uint32_t *queue = dcn_tmp_alloc((size_t)2 * n * sizeof *queue);
     if (!dist || !queue) {
-        free(dist);
-        free(queue);
+        dcn_tmp_free(dist);
+        dcn_tmp_free(queue);
         return;
     }
     if (links_out) {
@@ -123,6 +124,6 @@ void dcn_bfs_server_distances(const dcn_topo *t, uint32_t src, const dcn_failure
         }
         memcpy(hops_out, dist, t->n_servers * sizeof *dist);
     }
-    free(dist);
-    free(queue);
+    dcn_tmp_free(dist);
+    dcn_tmp_free(queue);
 }

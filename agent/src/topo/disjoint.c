@@ -1,4 +1,5 @@
 #include "disjoint.h"
+#include "scratch.h"
 
 #include <assert.h>
 #include <stdlib.h>
@@ -205,15 +206,15 @@ static int disjoint(const dcn_topo *t, uint32_t src, uint32_t dst, const dcn_fai
         max_paths = dcn_nports(t, src);
     flow_state fs = {.t = t, .f = f, .src = src, .dst = dst, .n_states = 2 * n, .shared_switches = shared_switches};
     uint32_t n_ports = t->port_base[n];
-    fs.node_flow = calloc(n, sizeof *fs.node_flow);
-    fs.arc_flow = calloc(n_ports ? n_ports : 1, sizeof *fs.arc_flow);
-    fs.pot = calloc(fs.n_states, sizeof *fs.pot);
-    fs.dist = malloc(fs.n_states * sizeof *fs.dist);
-    fs.from = malloc(fs.n_states * sizeof *fs.from);
-    fs.via = malloc(fs.n_states * sizeof *fs.via);
-    fs.done = malloc(fs.n_states);
+    fs.node_flow = dcn_tmp_calloc(n, sizeof *fs.node_flow);
+    fs.arc_flow = dcn_tmp_calloc(n_ports ? n_ports : 1, sizeof *fs.arc_flow);
+    fs.pot = dcn_tmp_calloc(fs.n_states, sizeof *fs.pot);
+    fs.dist = dcn_tmp_alloc(fs.n_states * sizeof *fs.dist);
+    fs.from = dcn_tmp_alloc(fs.n_states * sizeof *fs.from);
+    fs.via = dcn_tmp_alloc(fs.n_states * sizeof *fs.via);
+    fs.done = dcn_tmp_alloc(fs.n_states);
     fs.heap_cap = 2 * fs.n_states + 2 * n_ports + 1; /* one push per relaxation at most */
-    fs.heap = malloc((size_t)fs.heap_cap * sizeof *fs.heap);
+    fs.heap = dcn_tmp_alloc((size_t)fs.heap_cap * sizeof *fs.heap);
     int rc = -1;
     uint8_t *blocked = NULL;
     if (!fs.node_flow || !fs.arc_flow || !fs.pot || !fs.dist || !fs.from || !fs.via || !fs.done || !fs.heap)
@@ -225,7 +226,7 @@ static int disjoint(const dcn_topo *t, uint32_t src, uint32_t dst, const dcn_fai
          * such route is taken once, here, and src's port to it is closed to
          * the flow; the flow's paths leave src through its other ports (they
          * may still enter dst through that switch). */
-        blocked = calloc(np ? np : 1, 1);
+        blocked = dcn_tmp_calloc(np ? np : 1, 1);
         if (!blocked)
             goto done;
         fs.src_blocked = blocked;
@@ -265,15 +266,15 @@ static int disjoint(const dcn_topo *t, uint32_t src, uint32_t dst, const dcn_fai
     }
     rc = (int)out->count;
 done:
-    free(blocked);
-    free(fs.node_flow);
-    free(fs.arc_flow);
-    free(fs.pot);
-    free(fs.dist);
-    free(fs.from);
-    free(fs.via);
-    free(fs.done);
-    free(fs.heap);
+    dcn_tmp_free(blocked);
+    dcn_tmp_free(fs.node_flow);
+    dcn_tmp_free(fs.arc_flow);
+    dcn_tmp_free(fs.pot);
+    dcn_tmp_free(fs.dist);
+    dcn_tmp_free(fs.from);
+    dcn_tmp_free(fs.via);
+    dcn_tmp_free(fs.done);
+    dcn_tmp_free(fs.heap);
     return rc;
 }
 
@@ -319,7 +320,7 @@ int dcn_disjoint_paths_led(const dcn_topo *t, uint32_t src, uint32_t dst, const 
         }
     if (!inner_server) /* a direct cable, or src - switch(es) - dst: close its first cable */
         dcn_fail_link(&without, t, src, lead->node[1]);
-    dcn_pathset *rest = malloc(sizeof *rest);
+    dcn_pathset *rest = dcn_tmp_alloc(sizeof *rest);
     int got = rest ? disjoint(t, src, dst, &without, cap - 1u, server_disjoint, rest) : -1;
     dcn_failures_free(&without);
     int rc;
@@ -328,7 +329,7 @@ int dcn_disjoint_paths_led(const dcn_topo *t, uint32_t src, uint32_t dst, const 
     } else {
         rc = disjoint(t, src, dst, f, cap, server_disjoint, out);
         if (got < 0 || got + 1 != rc) {
-            free(rest);
+            dcn_tmp_free(rest);
             return rc;
         }
     }
@@ -336,6 +337,6 @@ int dcn_disjoint_paths_led(const dcn_topo *t, uint32_t src, uint32_t dst, const 
     for (uint32_t i = 0; i < rest->count; i++)
         out->path[i + 1] = rest->path[i];
     out->count = rest->count + 1;
-    free(rest);
+    dcn_tmp_free(rest);
     return rc;
 }

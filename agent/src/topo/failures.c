@@ -1,4 +1,5 @@
 #include "failures.h"
+#include "scratch.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -7,8 +8,8 @@ int dcn_failures_init(dcn_failures *f, const dcn_topo *t)
 {
     uint32_t n = dcn_n_nodes(t);
     uint32_t ports = t->port_base[n];
-    f->node_down = calloc(n ? n : 1, 1);
-    f->port_down = calloc(ports ? ports : 1, 1);
+    f->node_down = dcn_tmp_calloc(n ? n : 1, 1);
+    f->port_down = dcn_tmp_calloc(ports ? ports : 1, 1);
     f->n_nodes_down = f->n_links_down = 0;
     if (!f->node_down || !f->port_down) {
         dcn_failures_free(f);
@@ -19,8 +20,8 @@ int dcn_failures_init(dcn_failures *f, const dcn_topo *t)
 
 void dcn_failures_free(dcn_failures *f)
 {
-    free(f->node_down);
-    free(f->port_down);
+    dcn_tmp_free(f->node_down);
+    dcn_tmp_free(f->port_down);
     f->node_down = f->port_down = NULL;
 }
 

@@ -5,6 +5,7 @@
 
 #include "bfs.h"
 #include "family.h"
+#include "scratch.h"
 
 #define DCN_FAMILY_ENTRY(name) extern const dcn_family dcn_family_##name;
 #include "families.inc"
@@ -58,12 +59,12 @@ int dcn_pathset_repair(const dcn_topo *t, const dcn_failures *f, dcn_pathset *s)
     if (!f || (!f->n_nodes_down && !f->n_links_down))
         return (int)s->count;
     uint32_t n = dcn_n_nodes(t);
-    uint8_t *avoid = calloc(n, 1);
+    uint8_t *avoid = dcn_tmp_calloc(n, 1);
     if (!avoid)
         return -1;
-    uint8_t *bad = calloc(s->count ? s->count : 1, 1);
+    uint8_t *bad = dcn_tmp_calloc(s->count ? s->count : 1, 1);
     if (!bad) {
-        free(avoid);
+        dcn_tmp_free(avoid);
         return -1;
     }
     for (uint32_t i = 0; i < s->count; i++)
@@ -89,7 +90,7 @@ int dcn_pathset_repair(const dcn_topo *t, const dcn_failures *f, dcn_pathset *s)
             s->path[kept++] = alt;
     }
     s->count = kept;
-    free(avoid);
-    free(bad);
+    dcn_tmp_free(avoid);
+    dcn_tmp_free(bad);
     return (int)kept;
 }

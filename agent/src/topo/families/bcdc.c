@@ -11,6 +11,7 @@
 #include "../family.h"
 #include "../json.h"
 #include "bcdc_route.h"
+#include "../scratch.h"
 
 static const dcn_param_spec bcdc_params[] = {
     {"n", DCN_PARAM_INT, 3, 11, 4, "crossed-cube dimension: 2^n switches of n ports, n*2^(n-1) dual-port servers"},
@@ -114,9 +115,9 @@ static int bcdc_algo_bfrouting(const dcn_topo *t, uint32_t src, uint32_t dst, co
         return (int)out->count;
     }
     uint32_t ns = st->n_servers;
-    uint8_t *failed = calloc(ns, 1);
-    uint32_t *faults = malloc(ns * sizeof *faults), *parent = malloc(ns * sizeof *parent),
-             *queue = malloc(ns * sizeof *queue);
+    uint8_t *failed = dcn_tmp_calloc(ns, 1);
+    uint32_t *faults = dcn_tmp_alloc(ns * sizeof *faults), *parent = dcn_tmp_alloc(ns * sizeof *parent),
+             *queue = dcn_tmp_alloc(ns * sizeof *queue);
     int rc = -1;
     if (!failed || !faults || !parent || !queue)
         goto done;
@@ -134,10 +135,10 @@ static int bcdc_algo_bfrouting(const dcn_topo *t, uint32_t src, uint32_t dst, co
     if (bcdc_bfrouting(&fc, src, dst, &servers) != BCDC_FR_NONE && bcdc_expand(st, &servers, &out->path[0]) == 0)
         rc = (int)(out->count = 1);
 done:
-    free(failed);
-    free(faults);
-    free(parent);
-    free(queue);
+    dcn_tmp_free(failed);
+    dcn_tmp_free(faults);
+    dcn_tmp_free(parent);
+    dcn_tmp_free(queue);
     return rc;
 }
 

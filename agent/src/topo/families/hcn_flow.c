@@ -1,4 +1,5 @@
 #include "hcn_flow.h"
+#include "scratch.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
@@ -31,11 +32,11 @@ static void add_edge(flow_graph *g, uint32_t a, uint32_t b, int32_t cap)
 
 static void graph_free(flow_graph *g)
 {
-    free(g->head);
-    free(g->next);
-    free(g->to);
-    free(g->cap);
-    free(g->orig);
+    dcn_tmp_free(g->head);
+    dcn_tmp_free(g->next);
+    dcn_tmp_free(g->to);
+    dcn_tmp_free(g->cap);
+    dcn_tmp_free(g->orig);
 }
 
 static bool usable(const dcn_failures *f, const uint8_t *avoid, uint32_t v, uint32_t src, uint32_t dst)
@@ -50,11 +51,11 @@ static int graph_build(flow_graph *g, const dcn_topo *t, uint32_t src, uint32_t 
     uint64_t max_edges = 2 * ((uint64_t)n + t->port_base[n]);
     memset(g, 0, sizeof *g);
     g->n_vertices = 2 * n;
-    g->head = malloc(g->n_vertices * sizeof *g->head);
-    g->next = malloc(max_edges * sizeof *g->next);
-    g->to = malloc(max_edges * sizeof *g->to);
-    g->cap = malloc(max_edges * sizeof *g->cap);
-    g->orig = malloc(max_edges * sizeof *g->orig);
+    g->head = dcn_tmp_alloc(g->n_vertices * sizeof *g->head);
+    g->next = dcn_tmp_alloc(max_edges * sizeof *g->next);
+    g->to = dcn_tmp_alloc(max_edges * sizeof *g->to);
+    g->cap = dcn_tmp_alloc(max_edges * sizeof *g->cap);
+    g->orig = dcn_tmp_alloc(max_edges * sizeof *g->orig);
     if (!g->head || !g->next || !g->to || !g->cap || !g->orig) {
         graph_free(g);
         return -1;
@@ -152,11 +153,11 @@ int hcn_disjoint_paths(const dcn_topo *t, uint32_t src, uint32_t dst, const uint
     flow_graph g;
     if (graph_build(&g, t, src, dst, shared, n_shared, want, f, avoid) < 0)
         return -1;
-    uint32_t *parent = malloc(g.n_vertices * sizeof *parent);
-    uint32_t *queue = malloc(g.n_vertices * sizeof *queue);
+    uint32_t *parent = dcn_tmp_alloc(g.n_vertices * sizeof *parent);
+    uint32_t *queue = dcn_tmp_alloc(g.n_vertices * sizeof *queue);
     if (!parent || !queue) {
-        free(parent);
-        free(queue);
+        dcn_tmp_free(parent);
+        dcn_tmp_free(queue);
         graph_free(&g);
         return -1;
     }
@@ -175,8 +176,8 @@ int hcn_disjoint_paths(const dcn_topo *t, uint32_t src, uint32_t dst, const uint
             out->path[j] = out->path[j - 1];
             out->path[j - 1] = tmp;
         }
-    free(parent);
-    free(queue);
+    dcn_tmp_free(parent);
+    dcn_tmp_free(queue);
     graph_free(&g);
     return (int)out->count;
 }

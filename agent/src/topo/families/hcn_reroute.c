@@ -7,6 +7,7 @@
 
 #include "bfs.h"
 #include "hcn_route.h"
+#include "scratch.h"
 
 #define REROUTE_MAX_REPAIRS 64
 
@@ -142,7 +143,7 @@ static int remote_reroute(const dcn_topo *t, const dcn_failures *f, dcn_path *se
 static int bfs_fallback(const dcn_topo *t, const dcn_failures *f, const dcn_path *seq, uint32_t k, uint32_t src,
                         uint32_t dst, dcn_path *out)
 {
-    uint8_t *avoid = calloc(dcn_n_nodes(t), 1);
+    uint8_t *avoid = dcn_tmp_calloc(dcn_n_nodes(t), 1);
     dcn_path prefix_seq, tail;
     if (avoid && k < seq->len && seq->node[0] == src) {
         keep_prefix(&prefix_seq, seq, k);
@@ -152,12 +153,12 @@ static int bfs_fallback(const dcn_topo *t, const dcn_failures *f, const dcn_path
             dcn_bfs_path(t, seq->node[k], dst, f, avoid, &tail) == 0 && dcn_path_append(out, &tail) == 0) {
             dcn_path_erase_loops(out);
             if (dcn_path_valid(out, t, f, NULL)) {
-                free(avoid);
+                dcn_tmp_free(avoid);
                 return 1;
             }
         }
     }
-    free(avoid);
+    dcn_tmp_free(avoid);
     return dcn_bfs_path(t, src, dst, f, NULL, out) == 0 ? 1 : 0;
 }
 

@@ -1,4 +1,5 @@
 #include "hcn_route.h"
+#include "scratch.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -129,7 +130,7 @@ int hcn_lemma1_paths(const dcn_topo *t, const hcn_label *src, const hcn_label *d
 static int repair_pathset(const dcn_topo *t, const dcn_failures *f, uint32_t src, uint32_t dst, dcn_pathset *s)
 {
     uint32_t n = dcn_n_nodes(t), ssw = dcn_peer(t, src, 0).node, dsw = dcn_peer(t, dst, 0).node;
-    uint8_t *avoid = calloc(n, 1);
+    uint8_t *avoid = dcn_tmp_calloc(n, 1);
     if (!avoid)
         return -1;
     uint32_t kept = 0;
@@ -151,7 +152,7 @@ static int repair_pathset(const dcn_topo *t, const dcn_failures *f, uint32_t src
         if (dcn_bfs_path(t, src, dst, f, avoid, &alt) == 0)
             s->path[kept++] = alt;
     }
-    free(avoid);
+    dcn_tmp_free(avoid);
     s->count = kept;
     return (int)kept;
 }
@@ -175,8 +176,8 @@ static int cross_copy_paths(const dcn_topo *t, const hcn_label *ls, const hcn_la
     dcn_path_clear(&seq);
     out->count = 0;
     if (hcn_bdim(d, ls, ld, &seq) == 0 && hcn_expand(t, &seq, &lead) == 0) {
-        uint8_t *avoid = calloc(dcn_n_nodes(t), 1);
-        dcn_pathset *rest = malloc(sizeof *rest);
+        uint8_t *avoid = dcn_tmp_calloc(dcn_n_nodes(t), 1);
+        dcn_pathset *rest = dcn_tmp_alloc(sizeof *rest);
         int got = -1;
         if (avoid && rest) {
             for (uint32_t i = 1; i + 1 < lead.len; i++)
@@ -189,8 +190,8 @@ static int cross_copy_paths(const dcn_topo *t, const hcn_label *ls, const hcn_la
             for (uint32_t i = 0; i < rest->count; i++)
                 dcn_pathset_add(out, &rest->path[i]);
         }
-        free(avoid);
-        free(rest);
+        dcn_tmp_free(avoid);
+        dcn_tmp_free(rest);
         if (out->count)
             return (int)out->count;
     }

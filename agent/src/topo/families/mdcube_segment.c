@@ -1,4 +1,5 @@
 #include "mdcube_segment.h"
+#include "scratch.h"
 
 #include <stdlib.h>
 
@@ -74,7 +75,7 @@ static int container_bfs(md_builder *b, uint32_t c, uint32_t to)
     const dcn_topo *t = b->t;
     uint32_t size = b->g->t + b->g->g;
     uint32_t from = b->p->node[b->p->len - 1];
-    uint32_t *parent = malloc(size * sizeof *parent), *queue = malloc(size * sizeof *queue);
+    uint32_t *parent = dcn_tmp_alloc(size * sizeof *parent), *queue = dcn_tmp_alloc(size * sizeof *queue);
     int rc = -1;
     if (!parent || !queue || !dcn_node_ok(b->f, to))
         goto done;
@@ -113,8 +114,8 @@ static int container_bfs(md_builder *b, uint32_t c, uint32_t to)
         }
     rc = 0;
 done:
-    free(parent);
-    free(queue);
+    dcn_tmp_free(parent);
+    dcn_tmp_free(queue);
     return rc;
 }
 

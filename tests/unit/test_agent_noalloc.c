@@ -1,0 +1,256 @@
+/* No allocation on new flows, path-failure messages or path selection's
+ * rounds: this executable is linked with -Wl,--wrap=malloc,--wrap=calloc,
+ * --wrap=realloc (tests/unit/CMakeLists.txt), so every call our code makes
+ * to the allocator goes through the counters below, in the sanitized Debug
+ * build (the wrappers call on into ASan's allocator) and in Release alike.
+ * Allocations inside libc itself are not seen; the agent's code calls none
+ * that allocate on these paths.
+ *
+ * For bcube, hcn, bcn, mdcube and bcdc: with a failed link in the
+ * database, new flows towards every other server, a path-failure message
+ * addressed to us and one overheard while relaying, and ten seconds of
+ * ticks (new probe rounds recompute every flow's path set) cost zero calls. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent_harness.h"
+
+static long allocs;
+static int counting;
+
+void *__real_malloc(size_t n);
+void *__real_calloc(size_t n, size_t m);
+void *__real_realloc(void *p, size_t n);
+
+void *__wrap_malloc(size_t n)
+{
+    allocs += counting;
+    return __real_malloc(n);
+}
+
+void *__wrap_calloc(size_t n, size_t m)
+{
+    allocs += counting;
+    return __real_calloc(n, m);
+}
+
+void *__wrap_realloc(void *p, size_t n)
+{
+    allocs += counting;
+    return __real_realloc(p, n);
+}
+
+static void count_from_here(void)
+{
+    allocs = 0;
+    counting = 1;
+}
+
+static long count_so_far(void)
+{
+    counting = 0;
+    return allocs;
+}
+
+/* Hellos from every neighbour, from the port it really uses towards us. */
+static void hellos_from_true_ports(harness *h)
+{
+    for (unsigned i = 0; i < 256; i++) {
+        const neigh_entry *ne = &h->e.nt.e[i];
+        if (!ne->valid)
+            continue;
+        uint32_t via = dcn_peer(&h->t, h->e.self, ne->port).node;
+        int from_port = -1;
+        if (dcn_kind(&h->t, via) == DCN_SERVER) {
+            from_port = dcn_topo_port_to(&h->t, ne->node, h->e.self);
+        } else {
+            /* the neighbour's own switch on this hop: via itself, or the
+             * peer switch across a fiber */
+            uint32_t hop[3];
+            unsigned nv = nha_step(&h->t, h->e.self, (uint8_t)i, hop);
+            ck_assert_uint_gt(nv, 0);
+            from_port = dcn_topo_port_to(&h->t, ne->node, hop[nv - 2]);
+        }
+        ck_assert_int_ge(from_port, 0);
+        ah_hello(h, ne->port, ne->node, (unsigned)from_port);
+    }
+    h->nout = 0;
+}
+
+static const ps_flow_info *flow_to(harness *h, uint32_t dst, ps_flow_info *fl, int max)
+{
+    int n = ps_flows(h->e.ps, fl, max);
+    for (int i = 0; i < n; i++)
+        if (fl[i].dst_server == dst)
+            return &fl[i];
+    return NULL;
+}
+
+static void from_tun(harness *h, uint32_t dst, uint16_t sport)
+{
+    uint8_t buf[ENGINE_HEADROOM + 200];
+    ah_ipv4(buf + ENGINE_HEADROOM, h->e.self, dst, sport, 80, 100);
+    engine_from_tun(&h->e, buf, 100);
+}
+
+typedef struct frame {
+    uint8_t buf[512];
+    size_t len;
+    unsigned port; /* the port it arrives on */
+} frame;
+
+/* A genuine path-failure message from the server one hop along path p
+ * (our flow's), naming its own cable onwards, sent back to us. */
+static void failure_to_us(harness *h, const dcn_path *p, frame *fr)
+{
+    int rpos = nha_server_pos(&h->t, p, 1);
+    ck_assert_int_gt(rpos, 0);
+    ck_assert_uint_gt(p->len, (uint32_t)rpos + 1);
+    dcn_path back = {.len = 0};
+    for (int i = rpos; i >= 0; i--)
+        back.node[back.len++] = p->node[i];
+    uint8_t nha[DCN_MAX_HOPS], pl[DCN_FAIL_PAYLOAD] = {0};
+    int n = nha_encode_path(&h->t, &back, nha, DCN_MAX_HOPS);
+    ck_assert_int_eq(n, 1);
+    uint32_t r = p->node[rpos];
+    dcn_put32(pl, r);
+    dcn_put32(pl + 4, p->node[rpos + 1]);
+    fr->len = ah_frame_build(fr->buf, DCN_T_PATH_FAIL, r, h->e.self, nha, 1, 1, 0, pl, sizeof pl);
+    ah_mac(r, (unsigned)dcn_topo_port_to(&h->t, r, p->node[rpos - 1]), fr->buf + 6);
+    fr->port = (unsigned)dcn_topo_port_to(&h->t, h->e.self, p->node[1]);
+}
+
+/* The same message, but on its way from the reporter to another neighbour
+ * of ours (one we reach over another port): we overhear it and relay it.
+ * Returns 0 when we have no such neighbour. */
+static int failure_overheard(harness *h, const dcn_path *p, frame *fr)
+{
+    int rpos = nha_server_pos(&h->t, p, 1);
+    int first_port = dcn_topo_port_to(&h->t, h->e.self, p->node[1]);
+    for (unsigned i = 0; i < 256; i++) {
+        const neigh_entry *ne = &h->e.nt.e[i];
+        if (!ne->valid || ne->port == first_port || ne->node == p->node[rpos])
+            continue;
+        dcn_path m = {.len = 0};
+        for (int k = rpos; k >= 0; k--)
+            m.node[m.len++] = p->node[k];
+        uint32_t via[3];
+        unsigned nv = nha_step(&h->t, h->e.self, (uint8_t)i, via);
+        for (unsigned k = 0; k < nv; k++)
+            m.node[m.len++] = via[k];
+        uint8_t nha[DCN_MAX_HOPS], pl[DCN_FAIL_PAYLOAD] = {0};
+        int n = nha_encode_path(&h->t, &m, nha, DCN_MAX_HOPS);
+        if (n != 2)
+            continue;
+        uint32_t r = p->node[rpos];
+        dcn_put32(pl, r);
+        dcn_put32(pl + 4, p->node[rpos + 1]);
+        fr->len = ah_frame_build(fr->buf, DCN_T_PATH_FAIL, r, ne->node, nha, 2, 1, 0, pl, sizeof pl);
+        ah_mac(r, (unsigned)dcn_topo_port_to(&h->t, r, p->node[rpos - 1]), fr->buf + 6);
+        fr->port = (unsigned)first_port;
+        return 1;
+    }
+    return 0;
+}
+
+static void no_allocation_in(const char *spec)
+{
+    char self[DCN_NAME_MAX];
+    dcn_topo t;
+    tu_build(&t, spec);
+    dcn_node_name(&t, 0, self, sizeof self);
+    uint32_t n_servers = t.n_servers;
+    dcn_topo_free(&t);
+    harness *h = ah_new(spec, self);
+    hellos_from_true_ports(h);
+    /* a first flow, and a failed link of its path set in the database */
+    uint32_t first = n_servers - 1;
+    from_tun(h, first, 1);
+    static ps_flow_info fl[1024];
+    const ps_flow_info *f = flow_to(h, first, fl, 1024);
+    ck_assert_ptr_nonnull(f);
+    static dcn_pathset set;
+    ck_assert_int_gt(ps_pathset(h->e.ps, n_servers / 2, &set), 0);
+    const dcn_path *other = &set.path[set.count - 1];
+    ck_assert_uint_ge(other->len, 3);
+    ps_on_path_failure(h->e.ps, other->node[other->len - 2], other->node[other->len - 1]);
+
+    /* new flows towards every other server */
+    count_from_here();
+    for (uint32_t d = 1; d + 1 < n_servers; d++)
+        from_tun(h, d, 2); /* (one of them towards n_servers / 2, whose set crosses the failed link) */
+    long n = count_so_far();
+    ck_assert_msg(n == 0, "%s: %ld allocations for %u new flows", spec, n, n_servers - 2);
+    ck_assert_uint_ge(h->e.c.tx_data_from_tun, n_servers - 2);
+
+    /* path-failure messages: to us, and overheard */
+    f = flow_to(h, first, fl, 1024);
+    ck_assert_ptr_nonnull(f);
+    dcn_path p = f->path;
+    uint64_t rx = h->e.c.path_failure_rx, heard = h->e.c.path_failure_overheard;
+    static frame to_us, overheard;
+    failure_to_us(h, &p, &to_us);
+    int relayed = failure_overheard(h, &p, &overheard);
+    /* (no Check assertion between the marks: Check allocates for its own) */
+    count_from_here();
+    engine_rx_frame(&h->e, to_us.port, to_us.buf, to_us.len);
+    if (relayed)
+        engine_rx_frame(&h->e, overheard.port, overheard.buf, overheard.len);
+    n = count_so_far();
+    ck_assert_msg(h->e.c.path_failure_rx == rx + 1, "%s: the message to us was refused", spec);
+    ck_assert_msg(!relayed || h->e.c.path_failure_overheard == heard + 1, "%s: the overheard one was refused", spec);
+    ck_assert_msg(n == 0, "%s: %ld allocations for path-failure messages", spec, n);
+
+    /* ten seconds of ticks: every flow starts a new probe round */
+    count_from_here();
+    for (int i = 0; i < 120; i++) {
+        h->now += 100;
+        engine_tick(&h->e);
+        h->nout = 0;
+    }
+    n = count_so_far();
+    ck_assert_msg(n == 0, "%s: %ld allocations in 12 s of ticks", spec, n);
+    ah_free(h);
+}
+
+START_TEST(bcube_no_allocation) { no_allocation_in("bcube n=4 k=1"); }
+END_TEST
+START_TEST(hcn_no_allocation) { no_allocation_in("hcn n=4 h=2"); }
+END_TEST
+START_TEST(bcn_no_allocation) { no_allocation_in("bcn alpha=2 beta=2 h=1 gamma=1"); }
+END_TEST
+START_TEST(mdcube_no_allocation) { no_allocation_in("mdcube n=2 k=1 m=2x2"); }
+END_TEST
+START_TEST(bcdc_no_allocation) { no_allocation_in("bcdc n=4"); }
+END_TEST
+
+/* The counters themselves work: an allocation between the marks is seen. */
+static void *volatile keep[2]; /* so an optimizing build cannot drop the calls */
+
+START_TEST(the_counter_sees_allocations)
+{
+    count_from_here();
+    keep[0] = malloc(16);
+    keep[1] = calloc(1, 16);
+    keep[0] = realloc(keep[0], 32);
+    long n = count_so_far();
+    free(keep[0]);
+    free(keep[1]);
+    ck_assert_int_eq(n, 3);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("agent_noalloc");
+    TCase *tc = tcase_create("noalloc");
+    tcase_add_test(tc, the_counter_sees_allocations);
+    tcase_add_test(tc, bcube_no_allocation);
+    tcase_add_test(tc, hcn_no_allocation);
+    tcase_add_test(tc, bcn_no_allocation);
+    tcase_add_test(tc, mdcube_no_allocation);
+    tcase_add_test(tc, bcdc_no_allocation);
+    suite_add_tcase(s, tc);
+    return tu_run(s);
+}
