@@ -11,9 +11,9 @@ PYTHON     := /usr/bin/python3
 # Debian 12 packages the project needs; nothing comes from pip.
 APT_PACKAGES := build-essential cmake pkg-config check libev-dev libnl-3-dev libnl-route-3-dev \
                 libpcap-dev openvswitch-switch mininet iperf3 ethtool iproute2 procps tcpdump \
-                python3-pytest python3-matplotlib iputils-ping
+                python3-pytest python3-matplotlib iputils-ping tshark clang libclang-rt-dev
 
-.PHONY: all deps build test test-unit test-integration bench testbed clean-testbed clean help
+.PHONY: all deps build test test-unit test-integration bench testbed clean-testbed clean help wireshark-plugin fuzz
 
 all: build
 
@@ -23,6 +23,8 @@ help:
 	@echo "make build          build dcn-topo and the library (Release, in $(BUILD)/)"
 	@echo "make bench          run the benchmarks"
 	@echo "sudo make deps      install the Debian packages"
+	@echo "make wireshark-plugin   install the DCN dissector for Wireshark/tshark (docs/inspection.md)"
+	@echo "make fuzz           run every libFuzzer harness FUZZ_SECONDS (60) each"
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do \
@@ -66,5 +68,20 @@ bench: build
 	@for b in $(BUILD)/tests/bench/bench_*; do if [ -x "$$b" ]; then "$$b" || exit 1; fi; done
 	@for s in tests/bench/*.sh tests/bench/*.py; do if [ -f "$$s" ]; then "$$s" $(BUILD) || exit 1; fi; done
 
+# The Wireshark/tshark dissector (tools/wireshark/dcn.lua) into the user's
+# personal Lua plugin folder, where Wireshark and tshark load it at start.
+WIRESHARK_PLUGIN_DIR ?= $(HOME)/.local/lib/wireshark/plugins
+wireshark-plugin:
+	@mkdir -p "$(WIRESHARK_PLUGIN_DIR)"
+	@install -m 644 tools/wireshark/dcn.lua "$(WIRESHARK_PLUGIN_DIR)/dcn.lua"
+	@echo "installed $(WIRESHARK_PLUGIN_DIR)/dcn.lua"
+
+# libFuzzer harnesses (tests/fuzz/), built with clang in build-fuzz/, each
+# run FUZZ_SECONDS; FUZZ_REPORT=1 also writes results/reliability.md.
+FUZZ_SECONDS ?= 60
+FUZZ_BUILD   ?= build-fuzz
+fuzz: deps
+	@tests/fuzz/run_fuzz.sh --build $(FUZZ_BUILD) --seconds $(FUZZ_SECONDS) $(if $(FUZZ_REPORT),--report results/reliability.md)
+
 clean:
-	rm -rf $(BUILD) $(TEST_BUILD)
+	rm -rf $(BUILD) $(TEST_BUILD) $(FUZZ_BUILD)
