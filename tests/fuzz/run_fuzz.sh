@@ -46,9 +46,10 @@ if [ ${#harnesses[@]} = 0 ]; then
 fi
 case "$build" in /*) ;; *) build="$repo/$build" ;; esac
 if [ ! -f "$build/CMakeCache.txt" ]; then
+  mkdir -p "$build"
   nice -n 19 cmake -S "$repo" -B "$build" -DCMAKE_C_COMPILER=clang -DDCN_FUZZ=ON \
-    -DCMAKE_BUILD_TYPE=RelWithDebInfo >"$build.configure.log" 2>&1 \
-    || { cat "$build.configure.log" >&2; exit 1; }
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo >"$build/fuzz-configure.log" 2>&1 \
+    || { cat "$build/fuzz-configure.log" >&2; exit 1; }
 fi
 nice -n 19 cmake --build "$build" -j "$(nproc)" --target "${harnesses[@]}" >"$build/fuzz-build.log" 2>&1 \
   || { tail -40 "$build/fuzz-build.log" >&2; exit 1; }
