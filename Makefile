@@ -11,9 +11,9 @@ PYTHON     := /usr/bin/python3
 # Debian 12 packages the project needs; nothing comes from pip.
 APT_PACKAGES := build-essential cmake pkg-config check libev-dev libnl-3-dev libnl-route-3-dev \
                 libpcap-dev openvswitch-switch mininet iperf3 ethtool iproute2 procps tcpdump \
-                python3-pytest python3-matplotlib iputils-ping valgrind
+                python3-pytest python3-matplotlib iputils-ping valgrind tshark clang libclang-rt-dev
 
-.PHONY: all deps build test test-unit test-integration bench testbed clean-testbed clean help experiments
+.PHONY: all deps build test test-unit test-integration bench testbed clean-testbed clean help experiments wireshark-plugin fuzz
 
 all: build
 
@@ -24,6 +24,8 @@ help:
 	@echo "make bench          run the benchmarks"
 	@echo "sudo make experiments   rerun the papers' testbed experiments into results/"
 	@echo "sudo make deps      install the Debian packages"
+	@echo "make wireshark-plugin   install the DCN dissector for Wireshark/tshark (docs/inspection.md)"
+	@echo "make fuzz           run every libFuzzer harness FUZZ_SECONDS (60) each"
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do \
@@ -76,5 +78,20 @@ experiments: build
 	@experiments/bcube-summary
 	@$(PYTHON) -c 'import sys; sys.path.insert(0, "experiments"); from explib import report; print(report.write())'
 
+# The Wireshark/tshark dissector (tools/wireshark/dcn.lua) into the user's
+# personal Lua plugin folder, where Wireshark and tshark load it at start.
+WIRESHARK_PLUGIN_DIR ?= $(HOME)/.local/lib/wireshark/plugins
+wireshark-plugin:
+	@mkdir -p "$(WIRESHARK_PLUGIN_DIR)"
+	@install -m 644 tools/wireshark/dcn.lua "$(WIRESHARK_PLUGIN_DIR)/dcn.lua"
+	@echo "installed $(WIRESHARK_PLUGIN_DIR)/dcn.lua"
+
+# libFuzzer harnesses (tests/fuzz/), built with clang in build-fuzz/, each
+# run FUZZ_SECONDS; FUZZ_REPORT=1 also writes results/reliability.md.
+FUZZ_SECONDS ?= 60
+FUZZ_BUILD   ?= build-fuzz
+fuzz: deps
+	@tests/fuzz/run_fuzz.sh --build $(FUZZ_BUILD) --seconds $(FUZZ_SECONDS) $(if $(FUZZ_REPORT),--report results/reliability.md)
+
 clean:
-	rm -rf $(BUILD) $(TEST_BUILD)
+	rm -rf $(BUILD) $(TEST_BUILD) $(FUZZ_BUILD)
