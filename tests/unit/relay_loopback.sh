@@ -21,7 +21,7 @@ json() { # json FILE PYTHON-EXPR: the expression over d (the file's JSON) must b
 # 1. Chain send -> recv(forward) -> recv, 64 MiB; the middle one also fans out
 #    to a second leaf, and the sender opens a second stream at once.
 M64=67108864
-"$R" recv --listen $((P+2)) --expect 64M --timeout 30 --json >"$TMP/leaf1.json" 2>"$TMP/leaf1.err" & L1=$!
+"$R" recv --listen $((P+2)) --bind 127.0.0.1 --expect 64M --timeout 30 --json >"$TMP/leaf1.json" 2>"$TMP/leaf1.err" & L1=$!
 "$R" recv --listen $((P+3)) --expect 64M --timeout 30 --json >"$TMP/leaf2.json" 2>"$TMP/leaf2.err" & L2=$!
 "$R" recv --listen $((P+4)) --expect 3K --timeout 30 --json >"$TMP/side.json" 2>"$TMP/side.err" & S=$!
 "$R" recv --listen $((P+1)) --forward 127.0.0.1:$((P+2)) --forward 127.0.0.1:$((P+3)) --expect 64M --timeout 30 \
@@ -69,6 +69,9 @@ err=$("$R" send --to 127.0.0.1:$((P+7)):1M --timeout 0.5 2>&1 >/dev/null); rc=$?
 # ... and a receiver without a sender times out.
 err=$("$R" recv --listen $((P+8)) --timeout 0.3 2>&1 >/dev/null); rc=$?
 [ "$rc" = 1 ] && grep -q "no connection within 0.3 s" <<<"$err" && ok || bad "no sender: rc=$rc, '$err'"
+# An address that is not ours cannot be listened on.
+err=$("$R" recv --listen $((P+8)) --bind 192.0.2.1 --timeout 1 2>&1 >/dev/null); rc=$?
+[ "$rc" = 1 ] && grep -q "cannot listen on 192.0.2.1" <<<"$err" && ok || bad "foreign --bind: rc=$rc, '$err'"
 # A stream longer than --expect fails too.
 "$R" recv --listen $((P+9)) --expect 1M --timeout 10 >/dev/null 2>"$TMP/long.err" & LR=$!
 PIDS+=("$LR")

@@ -81,6 +81,12 @@ void relay_wait_peers_closed(relay_peer *peers, int n, double timeout_s);
 /* Records a peer's error (the first one only), printf-style. */
 void relay_peer_fail(relay_peer *pe, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* recv's stream loop on a connected upstream socket (non-blocking) and the
+ * connected o->peers: until end of stream and every target has every byte.
+ * At most RELAY_BUF_BYTES are read ahead of the slowest target. Returns 0,
+ * or -1 with res->error filled; res->bytes = bytes read. */
+int relay_stream(relay_opts *o, int up, relay_result *res);
+
 /* relay_send.c / relay_recv.c: return 0, or 1 with res->error filled. */
 int relay_send(relay_opts *o, relay_result *res);
 int relay_recv(relay_opts *o, relay_result *res);

@@ -106,37 +106,47 @@ int relay_connect(const relay_endpoint *ep, double timeout_s, char *err, size_t 
     return rc == 0 ? fd : -1;
 }
 
-int relay_listen(const char *bind_addr, const char *port, char *err, size_t errlen)
+/* One listening socket on the first address of bind_addr (NULL: any) of
+ * the given family; -1 with errno set. */
+static int listen_on(const char *bind_addr, const char *port, int family, int *gai)
 {
     struct addrinfo hints, *res = NULL;
     memset(&hints, 0, sizeof hints);
-    hints.ai_family = bind_addr ? AF_UNSPEC : AF_INET6;
+    hints.ai_family = family;
     hints.ai_socktype = SOCK_STREAM;
     hints.ai_flags = AI_PASSIVE;
-    int rc = getaddrinfo(bind_addr, port, &hints, &res);
-    if (rc != 0 && !bind_addr) { /* no IPv6 here: IPv4 any */
-        hints.ai_family = AF_INET;
-        rc = getaddrinfo(NULL, port, &hints, &res);
-    }
-    if (rc != 0) {
-        snprintf(err, errlen, "cannot resolve --bind %s: %s", bind_addr ? bind_addr : "(any)", gai_strerror(rc));
+    *gai = getaddrinfo(bind_addr, port, &hints, &res);
+    if (*gai != 0)
         return -1;
-    }
     int fd = socket(res->ai_family, res->ai_socktype | SOCK_CLOEXEC, res->ai_protocol), one = 1, zero = 0;
     if (fd >= 0) {
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-        if (res->ai_family == AF_INET6) /* dual stack when listening on any */
+        if (res->ai_family == AF_INET6 && !bind_addr) /* dual stack when listening on any */
             setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero);
-    }
-    if (fd < 0 || bind(fd, res->ai_addr, res->ai_addrlen) < 0 || listen(fd, 4) < 0 || set_nonblocking(fd) < 0) {
-        snprintf(err, errlen, "cannot listen on %s port %s: %s", bind_addr ? bind_addr : "(any)", port,
-                 strerror(errno));
-        if (fd >= 0)
+        if (bind(fd, res->ai_addr, res->ai_addrlen) < 0 || listen(fd, 4) < 0 || set_nonblocking(fd) < 0) {
+            int e = errno;
             close(fd);
-        fd = -1;
+            errno = e;
+            fd = -1;
+        }
     }
     freeaddrinfo(res);
     return fd;
+}
+
+int relay_listen(const char *bind_addr, const char *port, char *err, size_t errlen)
+{
+    int gai, fd = listen_on(bind_addr, port, bind_addr ? AF_UNSPEC : AF_INET6, &gai);
+    if (fd < 0 && !bind_addr && (gai != 0 || errno == EAFNOSUPPORT)) /* no IPv6 here: IPv4 any */
+        fd = listen_on(NULL, port, AF_INET, &gai);
+    if (fd >= 0)
+        return fd;
+    if (gai != 0)
+        snprintf(err, errlen, "cannot resolve --bind %s: %s", bind_addr ? bind_addr : "(any)", gai_strerror(gai));
+    else
+        snprintf(err, errlen, "cannot listen on %s port %s: %s", bind_addr ? bind_addr : "(any)", port,
+                 strerror(errno));
+    return -1;
 }
 
 int relay_accept(int lfd, double timeout_s, char *peer, size_t peerlen, char *err, size_t errlen)

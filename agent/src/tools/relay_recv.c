@@ -71,8 +71,7 @@ static int forward(relay_peer *pe, uint64_t in)
     return 0;
 }
 
-/* The stream loop: until end of stream and every target has every byte. */
-static int stream(relay_opts *o, int up, relay_result *res)
+int relay_stream(relay_opts *o, int up, relay_result *res)
 {
     uint64_t in = 0;
     int eof = 0;
@@ -150,7 +149,7 @@ int relay_recv(relay_opts *o, relay_result *res)
     up = relay_accept(lfd, o->timeout_s, res->upstream, sizeof res->upstream, res->error, sizeof res->error);
     close(lfd);
     lfd = -1;
-    if (up < 0 || stream(o, up, res) < 0)
+    if (up < 0 || relay_stream(o, up, res) < 0)
         goto out;
     for (int i = 0; i < o->n_peers; i++) {
         shutdown(o->peers[i].fd, SHUT_WR);
