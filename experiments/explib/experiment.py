@@ -31,7 +31,7 @@ CPU_LIMIT = 0.90          # a run above this is not a result
 SATURATION_TOLERANCE = 0.05
 PAPER_LINK_MBPS = 1000.0  # the papers' testbeds: GbE server links
 CAPACITY_SUMMARY = os.path.join(RESULTS, "capacity", "summary.json")
-FALLBACK_CHOICE = {"switch": "lxbr", "mtu": 9000, "link_mbps": 50}
+FALLBACK_CHOICE = {"switch": "lxbr", "mtu": 9000, "link_mbps": 20, "light_switch": "lxbr"}
 
 
 class ExperimentError(RuntimeError):
@@ -55,7 +55,7 @@ def default_choice():
         with open(CAPACITY_SUMMARY) as f:
             c = json.load(f)["choice"]
         return {"switch": c["switch"], "mtu": int(c["mtu"]), "link_mbps": float(c["link_mbps"]),
-                "source": "results/capacity/summary.json"}
+                "light_switch": c.get("light_switch", c["switch"]), "source": "results/capacity/summary.json"}
     except (OSError, ValueError, KeyError):
         return dict(FALLBACK_CHOICE, source="fallback (no capacity table yet)")
 
@@ -104,14 +104,17 @@ class Net:
 
 
 class Experiment:
-    def __init__(self, name, description, size_help=None):
+    def __init__(self, name, description, light=False):
+        """light: the experiment opens a few connections only, so it runs on
+        the capacity table's choice for light patterns (OVS where it
+        carries them)."""
         self.name = name
         self.ap = argparse.ArgumentParser(prog="experiments/" + name, description=description,
                                           formatter_class=argparse.RawDescriptionHelpFormatter)
         ch = default_choice()
         self.choice = ch
         g = self.ap.add_argument_group("emulation (defaults from the capacity table: %s)" % ch["source"])
-        g.add_argument("--switch", choices=SWITCH_KINDS, default=ch["switch"],
+        g.add_argument("--switch", choices=SWITCH_KINDS, default=ch["light_switch"] if light else ch["switch"],
                        help="switch emulation (default %(default)s)")
         g.add_argument("--mtu", type=int, default=ch["mtu"], help="link MTU (default %(default)s, the papers' 9 KB)")
         g.add_argument("--link-mbps", type=float, default=ch["link_mbps"],

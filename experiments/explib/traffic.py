@@ -136,6 +136,17 @@ def all_to_all(names, nbytes=None, seconds=None):
     return [Flow(a, b, nbytes=nbytes, seconds=seconds) for a in names for b in names if a != b]
 
 
+def all_to_all_plan(names, nbytes):
+    """Every server sends nbytes to every other one, one TCP connection each
+    (dcn-relay: one sender process per server, one receiver per connection)."""
+    plan = RelayPlan()
+    for a in names:
+        for b in names:
+            if a != b:
+                plan.chain([a, b], nbytes)
+    return plan
+
+
 def completion(flows):
     """(first start, last end, seconds) over the flows."""
     starts = [f.start_time for f in flows if f.start_time]
@@ -158,10 +169,10 @@ class RelayPlan:
         self.port_base = port_base
         self._next = {}
 
-    def _new(self, node, delivers=0):
+    def _new(self, node, nbytes, delivers=0):
         p = self._next.get(node, self.port_base)
         self._next[node] = p + 1
-        self.inst[(node, p)] = {"forward": [], "delivers": delivers}
+        self.inst[(node, p)] = {"forward": [], "delivers": delivers, "expect": nbytes}
         return (node, p)
 
     def chain(self, path, nbytes, deliver=True, parent=None):
@@ -172,7 +183,7 @@ class RelayPlan:
         prev = parent
         for i, node in enumerate(path[1:], 1):
             last = i == len(path) - 1
-            cur = self._new(node, nbytes if (last and deliver) else 0)
+            cur = self._new(node, nbytes, nbytes if (last and deliver) else 0)
             if prev is None:
                 self.sends.append((path[0], cur[0], cur[1], nbytes))
             else:
@@ -191,7 +202,8 @@ def run_relays(ex, tb, plan, timeout=600, progress_every=10.0):
     ip = tb.wiring.ip_of
     procs = []
     for (node, port), spec in sorted(plan.inst.items()):
-        cmd = [exe, "recv", "--listen", str(port), "--bind", ip(node), "--json", "--timeout", "60"]
+        cmd = [exe, "recv", "--listen", str(port), "--bind", ip(node), "--expect", str(spec["expect"]),
+               "--json", "--timeout", "60"]
         for fn, fp in spec["forward"]:
             cmd += ["--forward", "%s:%d" % (ip(fn), fp)]
         procs.append(((node, port), tb.spawn_in(node, cmd, "dcn-relay recv in " + node,
