@@ -43,7 +43,7 @@ class BringUp:
                                    " (use --no-agent for a plain L2 bring-up)")
         self.stp = w.switch_loops()
         self._check_leftovers()
-        if self.switch_kind == "ovs":
+        if self.is_ovs:
             ovs.ensure_running(self.log)
             if self.datapath is None:
                 self.datapath = "system" if ovs.kernel_datapath_available() else "netdev"
@@ -105,8 +105,9 @@ class BringUp:
         self.log("*** topology %s: %d servers, %d switches, %d links (%s)" % (
             w.spec, len(w.server_list), len(w.switch_list), len(w.links),
             ", ".join("%d %s" % (v, k) for k, v in sorted(kinds.items()))))
-        if self.switch_kind == "ovs":
-            sw = "OVS bridges, %s datapath, standalone, no controller, no STP" % self.datapath
+        if self.is_ovs:
+            sw = "OVS bridges, %s datapath%s, standalone, no controller, no STP" % (
+                self.datapath, ", %s ports" % self.ovs_port_type if self.ovs_port_type else "")
         else:
             sw = "Linux bridges, no STP"
         if self.stp:
@@ -213,7 +214,7 @@ class BringUp:
                 else:
                     root_ifs.append(ifn)
                     root_tc += linkclass.tc_lines(ifn, params)
-        offload = self.switch_kind == "ovs" and self.datapath == "netdev"
+        offload = self.is_ovs and self.datapath == "netdev"
         netops.write_sysctls([("/proc/sys/net/ipv6/conf/%s/disable_ipv6" % i, "1") for i in root_ifs])
         if offload:
             netops.offloads_off(root_ifs)
@@ -247,11 +248,12 @@ class BringUp:
             for end, ifn in ((l["a"], l["a_if"]), (l["b"], l["b_if"])):
                 if not w.is_server(end):
                     ports.setdefault(end, []).append(ifn)
-        if self.switch_kind == "ovs":
+        if self.is_ovs:
             cmds = []
             for s in w.switch_list:
                 cmds += ovs.add_bridge_cmds(w.bridge[s["name"]], self.datapath,
-                                            sorted(ports.get(s["name"], []), key=_port_key), stp=self.stp)
+                                            sorted(ports.get(s["name"], []), key=_port_key), stp=self.stp,
+                                            port_type=self.ovs_port_type)
             ovs.vsctl_batch(cmds, chunk=1024)
         else:
             lines = []
@@ -266,7 +268,7 @@ class BringUp:
             netops.run_batch("ip", lines, force=False)
             netops.write_sysctls([("/proc/sys/net/ipv6/conf/%s/disable_ipv6" % w.bridge[s["name"]], "1")
                                   for s in w.switch_list])
-        self.log("*** %d %s bridges" % (len(w.switch_list), "OVS" if self.switch_kind == "ovs" else "Linux"))
+        self.log("*** %d %s bridges" % (len(w.switch_list), "OVS" if self.is_ovs else "Linux"))
 
 
 def _port_key(ifn):

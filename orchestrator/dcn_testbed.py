@@ -13,7 +13,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from orchestrator import linkclass, smoke, state  # noqa: E402
-from orchestrator.testbed import Testbed, TestbedError  # noqa: E402
+from orchestrator.testbed import SWITCH_KINDS, Testbed, TestbedError  # noqa: E402
 
 
 class Terminated(Exception):
@@ -47,7 +47,9 @@ def parse_args(argv):
                     help='family and parameters, e.g. "bcube n=4 k=1", or a name from topologies/ '
                          '(e.g. mdcube-testbed)')
     ap.add_argument("--clean", action="store_true", help="remove what a killed run left (state file)")
-    ap.add_argument("--switch", choices=("ovs", "lxbr"), default="ovs")
+    ap.add_argument("--switch", choices=SWITCH_KINDS, default="ovs",
+                    help="ovs (kernel datapath if available, else userspace), ovs-afxdp (userspace datapath, "
+                         "afxdp-nonpmd ports), lxbr (Linux bridges)")
     ap.add_argument("--datapath", choices=("system", "netdev"), default=None,
                     help="OVS datapath (default: kernel if the module is available, else netdev)")
     ap.add_argument("--server-link", default="", help="TCLink options for server links, e.g. bw=100,delay=1ms")

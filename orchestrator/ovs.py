@@ -89,7 +89,7 @@ def list_bridges():
     return r.stdout.split() if r.returncode == 0 else []
 
 
-def add_bridge_cmds(name, datapath, ports, stp=False):
+def add_bridge_cmds(name, datapath, ports, stp=False, port_type=None):
     """Commands for a dumb learning switch: standalone, no controller, no STP
     (STP only when the switches alone form loops)."""
     cmds = [["--may-exist", "add-br", name],
@@ -101,6 +101,8 @@ def add_bridge_cmds(name, datapath, ports, stp=False):
                      "other_config:stp-max-age=6", "other_config:stp-hello-time=1"])
     for p in ports:
         cmds.append(["--may-exist", "add-port", name, p])
+        if port_type:
+            cmds.append(["set", "interface", p, "type=" + port_type])
     return cmds
 
 

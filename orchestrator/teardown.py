@@ -69,7 +69,7 @@ class Teardown:
 
     def _delete_bridges(self):
         bridges = list(self.state.data.get("bridges", []))
-        if self.switch_kind == "ovs":
+        if self.is_ovs:
             if bridges and ovs.daemons_running():
                 ovs.del_bridges(bridges)
             # a netdev bridge's internal port is a tap device vswitchd removes;

@@ -16,7 +16,11 @@ from .teardown import Teardown
 
 RUN_DIR = state.STATE_DIR
 
-__all__ = ["Testbed", "TestbedError"]
+__all__ = ["Testbed", "TestbedError", "SWITCH_KINDS"]
+
+# ovs: OVS bridges (kernel datapath when the module exists, else netdev);
+# ovs-afxdp: OVS userspace datapath with afxdp-nonpmd ports; lxbr: Linux bridges.
+SWITCH_KINDS = ("ovs", "ovs-afxdp", "lxbr")
 
 
 class Testbed(BringUp, Agents, Failures, Teardown):
@@ -31,9 +35,16 @@ class Testbed(BringUp, Agents, Failures, Teardown):
                  agent_args=(), event_log=None):
         self.build_dir = build_dir
         self.spec = spec
-        if switch not in ("ovs", "lxbr"):
-            raise TestbedError("--switch must be ovs or lxbr")
+        if switch not in SWITCH_KINDS:
+            raise TestbedError("--switch must be one of %s" % ", ".join(SWITCH_KINDS))
         self.switch_kind = switch
+        self.is_ovs = switch.startswith("ovs")
+        # ovs-afxdp: the userspace datapath with AF_XDP ports (no PMD threads)
+        self.ovs_port_type = "afxdp-nonpmd" if switch == "ovs-afxdp" else None
+        if self.ovs_port_type:
+            if datapath == "system":
+                raise TestbedError("--switch ovs-afxdp needs the netdev (userspace) datapath")
+            datapath = "netdev"
         self.datapath = datapath
         self.server_link = dict(linkclass.DEFAULT_SERVER if server_link is None else server_link)
         self.highspeed_link = dict(linkclass.highspeed_default(self.server_link) if highspeed_link is None
