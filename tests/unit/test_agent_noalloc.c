@@ -16,8 +16,8 @@
 
 #include "agent_harness.h"
 
-static long allocs;
-static int counting;
+static volatile long allocs; /* volatile: the compiler assumes malloc leaves our statics alone */
+static volatile int counting;
 
 void *__real_malloc(size_t n);
 void *__real_calloc(size_t n, size_t m);
