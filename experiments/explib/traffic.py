@@ -36,8 +36,12 @@ class Flow:
         out["local_port"] = conn.get("local_port")
         out["start_unix"] = self.start_time
         out["end_unix"] = self.end_time
-        out["ok"] = self.error is None and out["bytes_received"] is not None and (
-            self.nbytes is None or out["bytes_received"] >= self.nbytes)
+        out["bytes_sent"] = tx.get("bytes")
+        # iperf3 -n ends when the sender has written its bytes; the server
+        # stops counting at that moment, so bytes still in flight are not in
+        # bytes_received: a completed connection is one that sent them all.
+        out["ok"] = self.error is None and out["bytes_sent"] is not None and (
+            self.nbytes is None or out["bytes_sent"] >= self.nbytes)
         return out
 
     def intervals(self):

@@ -54,6 +54,10 @@ fi
 nice -n 19 cmake --build "$build" -j "$(nproc)" --target "${harnesses[@]}" >"$build/fuzz-build.log" 2>&1 \
   || { tail -40 "$build/fuzz-build.log" >&2; exit 1; }
 
+started=$(date -u '+%Y-%m-%d %H:%M UTC')
+commit=$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)
+git -C "$repo" diff --quiet HEAD -- agent tests/fuzz 2>/dev/null || commit="$commit (with uncommitted changes)"
+load_start=$(cut -d' ' -f1 /proc/loadavg)
 crashed=0
 rows=()
 for h in "${harnesses[@]}"; do
@@ -94,10 +98,12 @@ if [ -n "$report" ]; then
     echo
     echo "## Fuzzing"
     echo
-    echo "- run: $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$repo" diff --quiet HEAD -- agent tests/fuzz 2>/dev/null || echo ' (with uncommitted changes)')"
-    echo "- machine: $(nproc) cores, $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1); every harness under \`nice -n 19\`, one at a time, beside other work"
+    echo "- run: started $started, ended $(date -u '+%Y-%m-%d %H:%M UTC'), harnesses built from commit $commit"
+    echo "- machine: $(nproc) cores, $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1); every harness under \`nice -n 19\`, one at a time, beside other work (1-minute load average $load_start at the start, $(cut -d' ' -f1 /proc/loadavg) at the end), so executions per second are a floor"
     echo "- $(clang --version | head -1), libFuzzer with AddressSanitizer (leak detection on) and UndefinedBehaviorSanitizer, \`-timeout=10 -rss_limit_mb=2048\`"
     echo "- each harness: $seconds s from its seed corpus (tests/fuzz/corpus/) and regression inputs (tests/fuzz/regressions/)"
+    echo
+    echo "\`fuzz_frame\` builds a fresh forwarding engine for every input (so that a crash reproduces from its one input); BSR's 1024-flow table makes that the slow part under ASan."
     echo
     echo "| harness | seconds | executions | exec/s | seed inputs | corpus after | coverage (edges / features) | crashes | peak RSS MB |"
     echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"

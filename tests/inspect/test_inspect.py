@@ -11,6 +11,7 @@ docs/inspection.md and compares its output where the page shows it.
 """
 import argparse
 import os
+import random
 import re
 import shlex
 import shutil
@@ -151,7 +152,7 @@ def part_dcn_dump(a, tmp):
 
 TSHARK_FIELDS = ["frame.number", "dcn.type_name", "dcn.src", "dcn.dst", "dcn.src_name", "dcn.dst_name", "dcn.nhi",
                  "dcn.nhops", "dcn.path", "dcn.path_raw", "dcn.malformed", "dcn.mdcube.index", "dcn.mdcube.count",
-                 "dcn.mdcube.flow", "dcn.mdcube.container", "dcn.checksum.status", "ip.src", "ip.dst"]
+                 "dcn.mdcube.flow", "dcn.mdcube.container", "dcn.checksum.status", "ip.src", "ip.dst", "_ws.malformed"]
 
 
 def tshark_env(tmp):
@@ -201,8 +202,63 @@ def compare_tshark(rows, got, named, name):
             check([g["ip.src"], g["ip.dst"]] == [e["ipsrc"], e["ipdst"]], f"{where}: ip {g['ip.src']} > {g['ip.dst']}")
 
 
+def write_pcap(path, frames):
+    with open(path, "wb") as f:
+        f.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))
+        for i, fr in enumerate(frames):
+            f.write(struct.pack("<IIII", 1700000000 + i, 0, len(fr), len(fr)))
+            f.write(fr)
+
+
+def mutated_frames(tmp, count=600, seed=12):
+    """The captures' frames (both) with a few header bytes changed (half of them
+    with the checksum fixed again, so the later checks are reached), or cut."""
+    rng = random.Random(seed)
+    base = pcap_frames(os.path.join(tmp, "bcube.pcap")) + pcap_frames(os.path.join(tmp, "mdcube.pcap"))
+    out = []
+    for _ in range(count):
+        f = bytearray(rng.choice(base))
+        for _ in range(rng.randint(1, 4)):
+            i = 14 + min(rng.randrange(48), len(f) - 15)
+            f[i] = rng.randrange(256)
+        if rng.random() < 0.5 and len(f) >= 14 + 28:
+            nhops, flags = f[17], f[16]
+            hl = 28 + max(8, (nhops + 3) // 4 * 4)
+            if flags & 1 and len(f) > 14 + hl:
+                hl += 8 + 4 * f[14 + hl]
+            if len(f) >= 14 + hl:
+                f[14 + 18:14 + 20] = b"\0\0"
+                total = sum((f[14 + i] << 8) | (f[15 + i] if i + 1 < hl else 0) for i in range(0, hl, 2))
+                while total > 0xFFFF:
+                    total = (total & 0xFFFF) + (total >> 16)
+                f[14 + 18:14 + 20] = struct.pack(">H", ~total & 0xFFFF)
+        if rng.random() < 0.2:
+            f = f[:rng.randrange(len(f) + 1)]
+        out.append(bytes(f))
+    return out
+
+
 def part_tshark(a, tmp):
     bc = ["-o", "dcn.bcube_n:4", "-o", "dcn.bcube_k:1"]
+    # differential: mutated frames through both decoders, with and without the topology
+    fuzz = os.path.join(tmp, "mutated.pcap")
+    write_pcap(fuzz, mutated_frames(tmp))
+    for prefs, topo in (([], []), (bc, ["--topo", TOPO["bcube"]])):
+        t_rows, (d_rows, _) = tshark(a, tmp, fuzz, prefs), dcn_dump(a.dump, fuzz, *topo)
+        check(len(t_rows) == len(d_rows) == 600, f"mutated: {len(t_rows)} tshark, {len(d_rows)} dcn-dump frames")
+        flagged = 0
+        for t, d in zip(t_rows, d_rows):
+            where = f"mutated frame {t['frame.number']} {prefs}"
+            flagged += d["malformed"] != "-"
+            if d["line"].split(" ")[1] == "ether":  # shorter than Ethernet: Wireshark's own Ethernet dissector flags it
+                check(t["_ws.malformed"] != "", f"{where}: not flagged malformed by tshark ({d['line']})")
+                continue
+            check((t["dcn.malformed"] or "-") == d["malformed"],
+                  f"{where}: tshark {t['dcn.malformed']!r} vs dcn-dump {d['malformed']!r} ({d['line']})")
+            if d["type"] != "-":
+                tpath = t["dcn.path"] if topo and t["dcn.path"] else t["dcn.path_raw"]
+                check(tpath == d["path"], f"{where}: path {tpath} vs dcn-dump {d['path']}")
+        print(f"mutated frames {prefs}: {flagged} of {len(d_rows)} flagged malformed by both")
     for base in ("bcube", "mdcube"):
         pcap, rows = os.path.join(tmp, base + ".pcap"), expectations(os.path.join(tmp, base + ".expect"))
         raw = tshark(a, tmp, pcap, [])

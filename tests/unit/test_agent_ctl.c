@@ -142,6 +142,11 @@ START_TEST(options_defaults_and_errors)
     ck_assert_uint_eq(o.dead_misses, 3);
     ck_assert_uint_eq(o.mtu, 1500);
     ck_assert_str_eq(o.ctl_path, "/run/dcn/h01.sock");
+    ck_assert_int_eq(o.ctl_gid, -1);
+    const char *grp[] = {"--topo", "bcube", "--name", "h00", "--ctl-group", "root"};
+    ck_assert_int_eq(parse(&o, grp, 6, err, sizeof err), 0);
+    ck_assert_int_eq(o.ctl_gid, 0);
+    ck_assert_int_eq(parse(&o, ok, 8, err, sizeof err), 0);
     ck_assert_str_eq(o.tun, "dcn0");
     ck_assert_uint_eq(o.port_capacity[0], 500);
     char ifn[16];
@@ -153,6 +158,7 @@ START_TEST(options_defaults_and_errors)
         {"--hello-ms", "0"},      {"--hello-ms", "abc"},  {"--dead-misses", "0"},  {"--mtu", "100"},
         {"--port", "7=eth0"},     {"--port", "eth0"},     {"--port", "1="},        {"--capacity-mbps", "-5"},
         {"--ifname-fmt", "%d%n"}, {"--seed", "-1"},       {"--bogus", "1"},        {"--port", "1=abcdefghijklmnopq"},
+        {"--ctl-group", "no-such-group-here"}, {"--ctl-group", ""},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         const char *args[] = {"--topo", "bcube", "--name", "h00", bad[i][0], bad[i][1]};

@@ -194,13 +194,8 @@ function dcn.dissector(tvb, pinfo, tree)
     pinfo.cols.protocol = "DCN"
     pinfo.cols.info = "DCN"
     local t = tree:add(dcn, tvb())
-    if len < FIXED then
-        if len >= 1 and tvb(0, 1):uint() ~= 1 then
-            t:add(f.version, tvb(0, 1))
-            mark_malformed(t, pinfo, "bad-version")
-        else
-            mark_malformed(t, pinfo, "truncated")
-        end
+    if len < FIXED then -- the codec checks the length first, whatever the version
+        mark_malformed(t, pinfo, "truncated")
         return len
     end
     local version = tvb(0, 1):uint()

@@ -362,17 +362,23 @@ int main(int argc, char **argv)
         }
         attach_port(a, p);
     }
+    /* the control socket first: a conflict at its path is a usage error (2)
+     * found before any device exists */
+    ctl_server_config ccfg;
+    ctl_server_config_default(&ccfg);
+    ccfg.gid = a->opt.ctl_gid;
+    int ctl_rc = 1;
+    a->ctl = ctl_server_open(a->opt.ctl_path, &ccfg, a->e, err, sizeof err, &ctl_rc);
+    if (!a->ctl) {
+        fprintf(stderr, "dcn-agent: %s\n", err);
+        return ctl_rc;
+    }
     size_t reserve = header_reserve(&a->topo, self) + engine_ext_reserve(a->e);
     unsigned tun_mtu = (unsigned)(a->opt.mtu - reserve);
     a->tun_fd = tun_open(a->opt.tun, engine_ip_of(self), tun_mtu, err, sizeof err);
     if (a->tun_fd < 0) {
         logf_("%s", err);
-        return 1;
-    }
-    a->ctl = ctl_server_open(a->opt.ctl_path, a->e, err, sizeof err);
-    if (!a->ctl) {
-        logf_("%s", err);
-        tun_close(a->tun_fd);
+        ctl_server_close(a->ctl);
         return 1;
     }
     a->lm = linkmon_open(on_link, a);

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <grp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,7 +74,7 @@ int agent_ifname(const agent_options *o, unsigned port, char *out, size_t len)
 }
 
 enum {
-    OPT_TOPO = 1000, OPT_NAME, OPT_IFFMT, OPT_PORT, OPT_CTL, OPT_HELLO, OPT_DEAD, OPT_CAP, OPT_MTU, OPT_PCAP,
+    OPT_TOPO = 1000, OPT_NAME, OPT_IFFMT, OPT_PORT, OPT_CTL, OPT_CTL_GROUP, OPT_HELLO, OPT_DEAD, OPT_CAP, OPT_MTU, OPT_PCAP,
     OPT_TUN, OPT_SEED, OPT_LOG, OPT_PID, OPT_FG, OPT_CHECK, OPT_HELP
 };
 
@@ -83,6 +84,7 @@ static const struct option longopts[] = {
     {"ifname-fmt", required_argument, NULL, OPT_IFFMT},
     {"port", required_argument, NULL, OPT_PORT},
     {"ctl", required_argument, NULL, OPT_CTL},
+    {"ctl-group", required_argument, NULL, OPT_CTL_GROUP},
     {"hello-ms", required_argument, NULL, OPT_HELLO},
     {"dead-misses", required_argument, NULL, OPT_DEAD},
     {"capacity-mbps", required_argument, NULL, OPT_CAP},
@@ -108,6 +110,7 @@ int agent_options_parse(agent_options *o, int argc, char **argv, char *err, size
     o->capacity_mbps = 1000;
     o->mtu = 1500;
     o->seed = 1;
+    o->ctl_gid = -1;
     optind = 1;
     opterr = 0;
     int c;
@@ -155,6 +158,15 @@ int agent_options_parse(agent_options *o, int argc, char **argv, char *err, size
             if (copy(o->ctl_path, sizeof o->ctl_path, a) < 0)
                 goto toolong;
             break;
+        case OPT_CTL_GROUP: {
+            struct group *gr = a[0] ? getgrnam(a) : NULL;
+            if (!gr) {
+                snprintf(err, errlen, "--ctl-group: no group named '%.64s'", a);
+                return -1;
+            }
+            o->ctl_gid = (int)gr->gr_gid;
+            break;
+        }
         case OPT_HELLO:
             if (parse_u32(a, 10, 60000, &o->hello_ms) < 0) {
                 snprintf(err, errlen, "--hello-ms must be 10..60000, got '%s'", a);

@@ -14,6 +14,7 @@ typedef struct agent_options {
     char ifname_fmt[64];
     char port_ifname[ENGINE_MAX_PORTS][16]; /* --port overrides, "" when none */
     char ctl_path[108];
+    int ctl_gid; /* --ctl-group: the group that may use the control socket; -1: owner only */
     uint32_t hello_ms, dead_misses;
     uint32_t capacity_mbps;                  /* default for every port */
     uint32_t port_capacity[ENGINE_MAX_PORTS]; /* 0: the default */

@@ -5,11 +5,23 @@
 
 #include "path.h"
 
+/* Under ASan the arena's free parts are poisoned, so a use after
+ * dcn_tmp_free is still caught although the memory is not returned. */
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#define POISON(p, n) ASAN_POISON_MEMORY_REGION((p), (n))
+#define UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION((p), (n))
+#else
+#define POISON(p, n) ((void)(p), (void)(n))
+#define UNPOISON(p, n) ((void)(p), (void)(n))
+#endif
+
 #define ALIGN 16u
 
 typedef struct block_hdr {
     size_t prev_top; /* header offset of the block below, SIZE_MAX for none */
-    size_t freed;
+    uint32_t freed;
+    uint32_t size;   /* bytes after the header (a multiple of ALIGN) */
 } block_hdr;
 
 _Static_assert(sizeof(block_hdr) == ALIGN, "the block header keeps blocks aligned");
@@ -25,6 +37,7 @@ int dcn_scratch_init(dcn_scratch *s, size_t cap)
     if (!s->base)
         return -1;
     s->cap = cap;
+    POISON(s->base, s->cap);
     return 0;
 }
 
@@ -32,6 +45,8 @@ void dcn_scratch_free(dcn_scratch *s)
 {
     if (current == s)
         current = NULL;
+    if (s->base)
+        UNPOISON(s->base, s->cap);
     free(s->base);
     s->base = NULL;
     s->cap = s->used = 0;
@@ -69,14 +84,16 @@ void *dcn_tmp_alloc(size_t n)
     dcn_scratch *s = current;
     if (!s || !s->base)
         return malloc(n);
-    size_t need = ((n + ALIGN - 1) & ~(size_t)(ALIGN - 1)) + sizeof(block_hdr);
-    if (n > s->cap || need > s->cap - s->used) {
+    size_t body = (n + ALIGN - 1) & ~(size_t)(ALIGN - 1), need = body + sizeof(block_hdr);
+    if (n > s->cap || body > UINT32_MAX || need > s->cap - s->used) {
         s->overflows++;
         return malloc(n);
     }
     block_hdr *h = (block_hdr *)(s->base + s->used);
+    UNPOISON(h, need);
     h->prev_top = s->top;
     h->freed = 0;
+    h->size = (uint32_t)body;
     s->top = s->used;
     s->used += need;
     if (s->used > s->high_water)
@@ -103,12 +120,15 @@ void dcn_tmp_free(void *p)
         free(p);
         return;
     }
-    ((block_hdr *)p - 1)->freed = 1;
+    block_hdr *b = (block_hdr *)p - 1;
+    b->freed = 1;
+    POISON(p, b->size);
     while (s->top != SIZE_MAX) {
         block_hdr *h = (block_hdr *)(s->base + s->top);
         if (!h->freed)
             break;
         s->used = s->top;
         s->top = h->prev_top;
+        POISON(h, sizeof *h);
     }
 }
