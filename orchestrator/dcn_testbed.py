@@ -5,6 +5,7 @@
   dcn_testbed.py --clean
 """
 import argparse
+import fcntl
 import json
 import os
 import signal
@@ -83,6 +84,26 @@ def parse_args(argv):
     return a
 
 
+NETNS_LOCK = "/run/dcn-netns.lock"
+_LOCK = None
+
+
+def take_netns_lock():
+    """One testbed, experiment or namespace test at a time on the machine
+    (they share OVS and the names). A caller that holds the lock already
+    (tests/integration/run.sh) says so with DCN_NETNS_LOCKED=1."""
+    if os.environ.get("DCN_NETNS_LOCKED"):
+        return None
+    f = open(NETNS_LOCK, "a")
+    try:
+        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        print("*** waiting for another testbed, experiment or namespace test to finish (%s)" % NETNS_LOCK,
+              flush=True)
+        fcntl.flock(f, fcntl.LOCK_EX)
+    return f
+
+
 def main(argv=None):
     a = parse_args(sys.argv[1:] if argv is None else argv)
     if os.geteuid() != 0:
@@ -90,6 +111,8 @@ def main(argv=None):
         return 1
     if a.clean:
         return state.clean_stale()
+    global _LOCK  # held until the process exits
+    _LOCK = take_netns_lock()
     for s in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(s, _on_signal)
     tb = Testbed(a.build_dir, a.topo, switch=a.switch, datapath=a.datapath,
