@@ -207,7 +207,7 @@ def run_relays(ex, tb, plan, timeout=600, progress_every=10.0):
     procs = []
     for (node, port), spec in sorted(plan.inst.items()):
         cmd = [exe, "recv", "--listen", str(port), "--bind", ip(node), "--expect", str(spec["expect"]),
-               "--json", "--timeout", "60"]
+               "--json", "--timeout", "600"]
         for fn, fp in spec["forward"]:
             cmd += ["--forward", "%s:%d" % (ip(fn), fp)]
         procs.append(((node, port), tb.spawn_in(node, cmd, "dcn-relay recv in " + node,
@@ -218,7 +218,7 @@ def run_relays(ex, tb, plan, timeout=600, progress_every=10.0):
         senders.setdefault(src, []).append("%s:%d:%d" % (ip(node), port, nbytes))
     t0 = time.time()
     for src, tos in senders.items():
-        cmd = [exe, "send", "--json", "--timeout", "60"]
+        cmd = [exe, "send", "--json", "--timeout", "600"]
         for t in tos:
             cmd += ["--to", t]
         procs.append(((src, "send"), tb.spawn_in(src, cmd, "dcn-relay send in " + src,
