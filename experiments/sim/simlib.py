@@ -1,0 +1,117 @@
+"""Shared helpers for the dcn-sim figure scripts: run the simulator, read its
+CSV, average over seeds, write results/sim-*/summary.json and plots.
+
+Every script under experiments/sim/ reproduces one figure or table; it
+writes only its own folder under results/. Paper values go only into the
+"paper" object of summary.json (and labelled plot series)."""
+import csv
+import io
+import json
+import os
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BUILD = os.environ.get("DCN_BUILD", os.path.join(ROOT, "build"))
+SIM = os.path.join(BUILD, "agent", "src", "sim", "dcn-sim")
+TOPO = os.path.join(BUILD, "agent", "src", "cli", "dcn-topo")
+RATIOS = [i / 100 for i in range(0, 21, 2)]
+
+
+def log(msg):
+    print(f"[{time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
+
+
+def git_commit():
+    try:
+        rev = subprocess.run(["git", "-C", ROOT, "rev-parse", "HEAD"], capture_output=True, text=True,
+                             check=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True, check=True).stdout.strip()
+        return rev + ("-dirty" if dirty else "")
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def results_dir(name):
+    d = os.path.join(ROOT, "results", name)
+    os.makedirs(d, exist_ok=True)
+    return d
+
+
+def run_sim(family_words, routing=None, fail="none", ratios=(0,), seeds=1, extra=(), levels=False, hist=False):
+    """Runs dcn-sim under nice; returns (rows, level_rows, hist_rows) as lists of dicts."""
+    if not os.access(SIM, os.X_OK):
+        sys.exit(f"simlib: {SIM} not found; build Release first (make simulations)")
+    tmp = os.path.join(BUILD, "sim-tmp")
+    os.makedirs(tmp, exist_ok=True)
+    lv = os.path.join(tmp, f"levels-{os.getpid()}.csv")
+    hs = os.path.join(tmp, f"hist-{os.getpid()}.csv")
+    cmd = ["nice", "-n", "19", SIM] + list(family_words)
+    if routing:
+        cmd += ["--routing", routing]
+    cmd += ["--fail", fail, "--ratio", ",".join(f"{r:g}" for r in ratios), "--seeds", str(seeds),
+            "--csv", "-", "--quiet"] + list(extra)
+    if levels:
+        cmd += ["--levels-csv", lv]
+    if hist:
+        cmd += ["--hist-csv", hs]
+    log(" ".join(cmd[3:]))
+    out = subprocess.run(cmd, capture_output=True, text=True)
+    if out.returncode != 0:
+        sys.exit(f"simlib: dcn-sim failed ({out.returncode}): {out.stderr.strip()}")
+    rows = list(csv.DictReader(io.StringIO(out.stdout)))
+    lrows = hrows = []
+    if levels:
+        with open(lv) as f:
+            lrows = list(csv.DictReader(f))
+        os.unlink(lv)
+    if hist:
+        with open(hs) as f:
+            hrows = list(csv.DictReader(f))
+        os.unlink(hs)
+    return rows, lrows, hrows
+
+
+def mean_by_ratio(rows, key):
+    """{ratio: mean of key over seeds}, ratios in order."""
+    acc = {}
+    for r in rows:
+        acc.setdefault(float(r["ratio"]), []).append(float(r[key]))
+    return {k: sum(v) / len(v) for k, v in sorted(acc.items())}
+
+
+def write_csv(path, rows, fields=None):
+    if not rows:
+        return
+    fields = fields or list(rows[0].keys())
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore")
+        w.writeheader()
+        for r in rows:
+            w.writerow(r)
+
+
+def write_summary(folder, experiment, measured, paper, seeds, extra=None):
+    s = {"experiment": experiment, "git_commit": git_commit(), "seeds": list(seeds),
+         "tool": "dcn-sim (agent/src/sim), routing from the dcntopo library",
+         "measured": measured, "paper": paper}
+    if extra:
+        s.update(extra)
+    with open(os.path.join(folder, "summary.json"), "w") as f:
+        json.dump(s, f, indent=2, sort_keys=False)
+        f.write("\n")
+    log(f"wrote {os.path.relpath(os.path.join(folder, 'summary.json'), ROOT)}")
+
+
+def pyplot():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    plt.rcParams.update({"font.size": 10, "axes.grid": True, "grid.linestyle": ":", "legend.frameon": False})
+    return plt
+
+
+def r4(x):
+    return round(float(x), 4)
