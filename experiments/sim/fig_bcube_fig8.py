@@ -5,7 +5,7 @@ n=8, DFR) under 0-20 % server (a) and switch (b) failures, all-to-all,
 1 Gb/s links. Also DCell's per-level flow counts without failures."""
 import simlib as L
 
-SEEDS = 2
+SEEDS = 1
 STRUCTS = {
     "bcube": (["bcube", "n=8", "k=3", "parts=4"], "bsr"),
     "fattree": (["mlfattree", "n=8", "layers=5"], "ecmp"),

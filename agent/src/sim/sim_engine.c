@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "sim_mdcube_ft.h"
 #include "topo/rng.h"
 
 #define SAMPLE_BLOCK 4096u
@@ -229,6 +230,7 @@ static void *work(void *arg)
         if (talker)
             report_progress(sh, done, &last);
     }
+    sim_mdcube_ft_release();
     return NULL;
 }
 

@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "sim_mdcube_ft.h"
+
 /* Algorithms that may route around failures even when the fault-free
  * answer survives them: always asked with the failures. */
 static bool needs_failures_always(const char *algo)
@@ -17,7 +19,7 @@ static void list_algos(const dcn_topo *t, char *buf, size_t len)
     for (int i = 0; i < fam->n_algos && off > 0 && (size_t)off < len; i++)
         off += snprintf(buf + off, len - (size_t)off, " %s", fam->algos[i].name);
     if (off > 0 && (size_t)off < len)
-        snprintf(buf + off, len - (size_t)off, " shortest");
+        snprintf(buf + off, len - (size_t)off, " shortest%s", strcmp(fam->name, "mdcube") ? "" : " detour-ft");
 }
 
 int sim_routing_resolve(sim_routing *r, const dcn_topo *t, const char *name, char *err, size_t errlen)
@@ -45,6 +47,8 @@ int sim_routing_resolve(sim_routing *r, const dcn_topo *t, const char *name, cha
         r->pick = SIM_PICK_RANDOM;
     }
     r->algo = dcn_family_algo(t->family, algo_name);
+    if (!r->algo && strcmp(t->family->name, "mdcube") == 0 && strcmp(algo_name, sim_algo_mdcube_detour_ft.name) == 0)
+        r->algo = &sim_algo_mdcube_detour_ft;
     if (!r->algo) {
         char known[256];
         list_algos(t, known, sizeof known);
