@@ -117,3 +117,18 @@ def pyplot():
 
 def r4(x):
     return round(float(x), 4)
+
+
+def sampled_abt_ci(row, z=1.96):
+    """ABT estimate from sampled flows and a 95 % interval from the binomial
+    noise of the bottleneck link's count (docs/simulator.md: the maximum over
+    many noisy counts is biased up, so the estimate leans low)."""
+    c = float(row["bottleneck_link_flows"])
+    routed = float(row["flows_routed"])
+    if routed == 0 or c == 0:
+        return 0.0, 0.0, 0.0
+    cap_over_c = float(row["bottleneck_gbps"])
+    cap = cap_over_c * c
+    est = routed * cap / c
+    half = z * c ** 0.5
+    return est, routed * cap / (c + half), routed * cap / max(c - half, 1)

@@ -307,7 +307,7 @@ int main(int argc, char **argv)
     if (csv)
         fprintf(csv, "family,params,routing,pattern,fail,ratio,seed,failed_elements,flows_pattern,flows_dropped,"
                      "flows_live,flows_routed,flows_unrouted,path_failure_ratio,max_link_flows,bottleneck_gbps,"
-                     "abt_gbps,mean_links,mean_hops,seconds\n");
+                     "abt_gbps,mean_links,mean_hops,seconds,bottleneck_link_flows\n");
     if (lv)
         fprintf(lv, "fail,ratio,seed,level,directed_links,max_flows,min_flows,mean_flows\n");
     if (hist)
@@ -333,13 +333,14 @@ int main(int argc, char **argv)
             sum_abt += res.abt_gbps;
             sum_pfr += res.path_failure_ratio;
             if (csv)
-                fprintf(csv, "%s,%s,%s,%s,%s,%g,%llu,%ld,%llu,%llu,%llu,%llu,%llu,%.6f,%u,%.9g,%.6f,%.6f,%.6f,%.3f\n",
+                fprintf(csv, "%s,%s,%s,%s,%s,%g,%llu,%ld,%llu,%llu,%llu,%llu,%llu,%.6f,%u,%.9g,%.6f,%.6f,%.6f,%.3f,%u\n",
                         t.family->name, pstr, r.name, pat, sim_fail_kind_name(o.fail), o.ratios[ri],
                         (unsigned long long)seed, nf, (unsigned long long)res.flows_pattern,
                         (unsigned long long)res.flows_dropped, (unsigned long long)res.flows_live,
                         (unsigned long long)res.flows_routed, (unsigned long long)res.flows_unrouted,
                         res.path_failure_ratio, res.max_link_flows, res.bottleneck_gbps, res.abt_gbps,
-                        res.mean_links, res.mean_hops, res.seconds);
+                        res.mean_links, res.mean_hops, res.seconds,
+                        res.bottleneck_port == UINT64_MAX ? 0 : res.link_flows[res.bottleneck_port]);
             char prefix[96];
             snprintf(prefix, sizeof prefix, "%s,%g,%llu", sim_fail_kind_name(o.fail), o.ratios[ri],
                      (unsigned long long)seed);
