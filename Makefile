@@ -13,7 +13,7 @@ APT_PACKAGES := build-essential cmake pkg-config check libev-dev libnl-3-dev lib
                 libpcap-dev openvswitch-switch mininet iperf3 ethtool iproute2 procps tcpdump \
                 python3-pytest python3-matplotlib iputils-ping
 
-.PHONY: all deps build test test-unit test-integration bench testbed clean-testbed clean help
+.PHONY: all deps build test test-unit test-integration bench simulations testbed clean-testbed clean help
 
 all: build
 
@@ -22,6 +22,7 @@ help:
 	@echo "sudo make test      run every test"
 	@echo "make build          build dcn-topo and the library (Release, in $(BUILD)/)"
 	@echo "make bench          run the benchmarks"
+	@echo "make simulations    rerun the papers' simulated figures (dcn-sim, results/sim-*)"
 	@echo "sudo make deps      install the Debian packages"
 
 deps:
@@ -65,6 +66,11 @@ clean-testbed:
 bench: build
 	@for b in $(BUILD)/tests/bench/bench_*; do if [ -x "$$b" ]; then "$$b" || exit 1; fi; done
 	@for s in tests/bench/*.sh tests/bench/*.py; do if [ -f "$$s" ]; then "$$s" $(BUILD) || exit 1; fi; done
+
+# The papers' simulated figures and tables (dcn-sim, docs/simulator.md):
+# every experiments/sim/fig_*.py writes its own results/sim-*/ folder.
+simulations: build
+	@for s in experiments/sim/fig_*.py; do echo "== $$s"; DCN_BUILD=$(abspath $(BUILD)) nice -n 19 $(PYTHON) "$$s" || exit 1; done
 
 clean:
 	rm -rf $(BUILD) $(TEST_BUILD)

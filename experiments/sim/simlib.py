@@ -36,7 +36,13 @@ def git_commit():
         return "unknown"
 
 
+START_COMMIT = None  # the commit the run started from (set on first use)
+
+
 def results_dir(name):
+    global START_COMMIT
+    if START_COMMIT is None:
+        START_COMMIT = git_commit()
     d = os.path.join(ROOT, "results", name)
     os.makedirs(d, exist_ok=True)
     return d
@@ -96,7 +102,7 @@ def write_csv(path, rows, fields=None):
 
 
 def write_summary(folder, experiment, measured, paper, seeds, extra=None):
-    s = {"experiment": experiment, "git_commit": git_commit(), "seeds": list(seeds),
+    s = {"experiment": experiment, "git_commit": START_COMMIT or git_commit(), "seeds": list(seeds),
          "tool": "dcn-sim (agent/src/sim), routing from the dcntopo library",
          "measured": measured, "paper": paper}
     if extra:

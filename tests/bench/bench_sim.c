@@ -92,6 +92,15 @@ int main(int argc, char **argv)
         return 1;
     fprintf(mem, "bench_sim: dcn-sim, the BCube Fig. 8 point (2048 servers, all-to-all); build: %s; CPU: %s\n",
             DCN_BUILD_TYPE, bench_cpu_model(cpu, sizeof cpu));
+    double load[3] = {0, 0, 0};
+    FILE *la = fopen("/proc/loadavg", "r");
+    if (la) {
+        if (fscanf(la, "%lf %lf %lf", &load[0], &load[1], &load[2]) != 3)
+            load[0] = load[1] = load[2] = 0;
+        fclose(la);
+    }
+    fprintf(mem, "load average at start: %.2f %.2f %.2f (the box is shared; runs are niced)\n", load[0], load[1],
+            load[2]);
     fprintf(mem, "wall-clock seconds per full run (median and max of %d), target < 5 s for BCube/BSR\n\n", REPEATS);
     fprintf(mem, "%-55s %7s %9s %8s %8s %10s\n", "point", "threads", "flows", "median", "max", "ABT Gb/s");
     int rc = 0;
