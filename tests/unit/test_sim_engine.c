@@ -204,6 +204,45 @@ START_TEST(mlfattree_paths_and_sizes)
 }
 END_TEST
 
+/* "shortest" reads every flow of a source from one BFS tree: the same link
+ * counts as the library's per-pair BFS (dcn_algo_shortest), under failures. */
+START_TEST(shortest_tree_matches_per_pair_bfs)
+{
+    dcn_topo t;
+    tu_build(&t, "bcdc n=5");
+    dcn_failures f;
+    ck_assert_int_eq(dcn_failures_init(&f, &t), 0);
+    ck_assert_int_eq(sim_failures_sample(&f, &t, SIM_FAIL_SERVER, 0.1, 4), 8); /* of 80 */
+    dcn_fail_node(&f, dcn_switch_node(&t, 3));
+    sim_config cfg;
+    sim_config_default(&cfg);
+    sim_result res;
+    run(&t, "shortest", &f, &cfg, &res);
+    uint32_t *want = calloc(res.n_ports, sizeof *want);
+    dcn_pathset *s = malloc(sizeof *s);
+    uint64_t routed = 0;
+    for (uint32_t a = 0; a < t.n_servers; a++)
+        for (uint32_t b = 0; b < t.n_servers; b++) {
+            if (a == b || !dcn_node_ok(&f, a) || !dcn_node_ok(&f, b))
+                continue;
+            if (tu_paths(&t, "shortest", a, b, &f, 1, s) != 1)
+                continue;
+            routed++;
+            for (uint32_t i = 0; i + 1 < s->path[0].len; i++)
+                want[t.port_base[s->path[0].node[i]] +
+                     (uint32_t)dcn_topo_port_to(&t, s->path[0].node[i], s->path[0].node[i + 1])]++;
+        }
+    ck_assert_uint_eq(res.flows_routed, routed);
+    for (uint64_t p = 0; p < res.n_ports; p++)
+        ck_assert_uint_eq(res.link_flows[p], want[p]);
+    free(want);
+    free(s);
+    sim_result_free(&res);
+    dcn_failures_free(&f);
+    dcn_topo_free(&t);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("sim_engine");
@@ -214,6 +253,7 @@ int main(void)
     tcase_add_test(tc, pattern_subset_counts_only_its_flows);
     tcase_add_test(tc, threads_do_not_change_results);
     tcase_add_test(tc, mlfattree_paths_and_sizes);
+    tcase_add_test(tc, shortest_tree_matches_per_pair_bfs);
     suite_add_tcase(s, tc);
     return tu_run(s);
 }

@@ -70,6 +70,10 @@ typedef struct worker {
     uint64_t hist_links[DCN_PATH_MAX + 1], hist_hops[DCN_PATH_MAX + 1];
     int failed; /* the algorithm refused a request */
     unsigned idx;
+    /* "shortest" over every flow of a source: one BFS tree per source, the
+     * same parents as dcn_bfs_path's search (queue order, port order). */
+    uint32_t *tree_parent, *tree_queue;
+    uint32_t tree_src;
     pthread_t th;
 } worker;
 
@@ -85,9 +89,57 @@ static inline uint32_t hop_port(const dcn_topo *t, uint32_t a, uint32_t b)
 
 /* Routes into w->ps and leaves the indices of the usable paths in w->ok.
  * Returns their number, or -1 on a refused request. */
+static int tree_path(worker *w, uint32_t src, uint32_t dst)
+{
+    const dcn_topo *t = w->sh->t;
+    dcn_path *p = &w->ps->path[0];
+    if (w->tree_parent[dst] == DCN_NONE)
+        return 0;
+    uint32_t len = 0;
+    for (uint32_t v = dst; v != src; v = w->tree_parent[v])
+        len++;
+    if (len + 1 > DCN_PATH_MAX)
+        return 0;
+    p->len = len + 1;
+    for (uint32_t v = dst, i = len;; v = w->tree_parent[v], i--) {
+        p->node[i] = v;
+        if (v == src)
+            break;
+    }
+    (void)t;
+    w->ok[0] = 0;
+    return 1;
+}
+
+static void build_tree(worker *w, uint32_t src)
+{
+    const dcn_topo *t = w->sh->t;
+    const dcn_failures *f = w->sh->f;
+    uint32_t n = dcn_n_nodes(t), head = 0, tail = 0;
+    for (uint32_t v = 0; v < n; v++)
+        w->tree_parent[v] = DCN_NONE;
+    w->tree_src = src;
+    if (!dcn_node_ok(f, src))
+        return;
+    w->tree_parent[src] = src;
+    w->tree_queue[tail++] = src;
+    while (head < tail) {
+        uint32_t u = w->tree_queue[head++];
+        for (uint16_t p = 0; p < dcn_nports(t, u); p++) {
+            uint32_t x = dcn_peer(t, u, p).node;
+            if (x == DCN_NONE || w->tree_parent[x] != DCN_NONE || !dcn_hop_ok(f, t, u, p))
+                continue;
+            w->tree_parent[x] = u;
+            w->tree_queue[tail++] = x;
+        }
+    }
+}
+
 static int route_into(worker *w, uint32_t src, uint32_t dst, dcn_rng *rng)
 {
     const shared *sh = w->sh;
+    if (w->tree_parent && w->tree_src == src)
+        return tree_path(w, src, dst);
     dcn_route_ctx ctx = {NULL, rng};
     const dcn_failures *f = sh->f;
     bool any_failure = f && (f->n_nodes_down || f->n_links_down);
@@ -220,6 +272,8 @@ static void *work(void *arg)
         } else {
             uint32_t src = sh->servers ? sh->servers[u] : (uint32_t)u;
             dcn_rng_seed(&rng, mix_seed(sh->cfg->seed, src));
+            if (w->tree_parent)
+                build_tree(w, src);
             for (uint32_t j = 0; j < sh->np; j++) {
                 uint32_t dst = sh->servers ? sh->servers[j] : j;
                 if (dst != src)
@@ -294,6 +348,13 @@ int sim_run(const dcn_topo *t, const sim_routing *r, const dcn_failures *f, cons
         ws[i].ps = malloc(sizeof *ws[i].ps);
         if (!ws[i].counts || !ws[i].ps)
             goto oom;
+        ws[i].tree_src = DCN_NONE;
+        if (r->algo->fn == dcn_algo_shortest && !cfg->sample_flows) {
+            ws[i].tree_parent = malloc(dcn_n_nodes(t) * sizeof *ws[i].tree_parent);
+            ws[i].tree_queue = malloc(dcn_n_nodes(t) * sizeof *ws[i].tree_queue);
+            if (!ws[i].tree_parent || !ws[i].tree_queue)
+                goto oom;
+        }
     }
     unsigned started = 1;
     for (unsigned i = 1; i < nthreads; i++, started++)
@@ -338,6 +399,8 @@ out:
         for (unsigned i = 0; i < nthreads; i++) {
             free(ws[i].counts);
             free(ws[i].ps);
+            free(ws[i].tree_parent);
+            free(ws[i].tree_queue);
         }
     free(ws);
     if (rc < 0)
