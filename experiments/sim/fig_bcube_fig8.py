@@ -6,6 +6,7 @@ n=8, DFR) under 0-20 % server (a) and switch (b) failures, all-to-all,
 import simlib as L
 
 SEEDS = 1
+RATIOS = [0.0, 0.02, 0.06, 0.20]  # the ratios the paper quotes numbers for (the box is shared)
 STRUCTS = {
     "bcube": (["bcube", "n=8", "k=3", "parts=4"], "bsr"),
     "fattree": (["mlfattree", "n=8", "layers=5"], "ecmp"),
@@ -25,7 +26,7 @@ def main():
     rows, curves = [], {}
     for kind in ("server", "switch"):
         for name, (words, routing) in STRUCTS.items():
-            r, _, _ = L.run_sim(words, routing, kind, L.RATIOS, SEEDS)
+            r, _, _ = L.run_sim(words, routing, kind, RATIOS, SEEDS)
             for x in r:
                 x["structure"] = name
             rows += r
@@ -45,7 +46,7 @@ def main():
             "bcube_bcuberouting_single_path": L.r4(shortest[0]["abt_gbps"]),
             "fattree_dmodk": L.r4(dmodk[0]["abt_gbps"]),
         },
-        "ratios": L.RATIOS,
+        "ratios": RATIOS,
         "abt_gbps_server_failures": {n: [L.r4(v) for v in c.values()] for n, c in curves["server"].items()},
         "abt_gbps_switch_failures": {n: [L.r4(v) for v in c.values()] for n, c in curves["switch"].items()},
         "dcell_level_max_flows": {x["level"]: int(x["max_flows"]) for x in lv},

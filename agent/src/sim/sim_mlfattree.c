@@ -184,6 +184,17 @@ static int mlft_ecmp(const dcn_topo *t, uint32_t src, uint32_t dst, const dcn_ro
         out->count = 1;
         return 1;
     }
+    /* Redraw until a live path comes up: uniform over the live paths, like
+     * enumerating them, at a fraction of the cost; enumerate only when many
+     * draws all fail. */
+    for (uint32_t tries = 0; tries < 4 * np; tries++) {
+        if (mlft_path(t, &g, src, dst, top, dcn_rng_below(ctx->rng, np), &out->path[0]) < 0)
+            return -1;
+        if (dcn_path_valid(&out->path[0], t, f, NULL)) {
+            out->count = 1;
+            return 1;
+        }
+    }
     uint32_t live = 0; /* reservoir draw among the live paths */
     dcn_path *cand = &out->path[1];
     for (uint32_t c = 0; c < np; c++) {
