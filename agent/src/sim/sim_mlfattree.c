@@ -184,10 +184,14 @@ static int mlft_ecmp(const dcn_topo *t, uint32_t src, uint32_t dst, const dcn_ro
         out->count = 1;
         return 1;
     }
+    /* A host whose only cable or edge switch is down has no path at all. */
+    if (!dcn_hop_ok(f, t, src, 0) || !dcn_hop_ok(f, t, dst, 0) ||
+        !dcn_hop_ok(f, t, dcn_peer(t, dst, 0).node, dcn_peer(t, dst, 0).port))
+        return 0;
     /* Redraw until a live path comes up: uniform over the live paths, like
      * enumerating them, at a fraction of the cost; enumerate only when many
      * draws all fail. */
-    for (uint32_t tries = 0; tries < 4 * np; tries++) {
+    for (uint32_t tries = 0; tries < 32; tries++) {
         if (mlft_path(t, &g, src, dst, top, dcn_rng_below(ctx->rng, np), &out->path[0]) < 0)
             return -1;
         if (dcn_path_valid(&out->path[0], t, f, NULL)) {
