@@ -25,19 +25,18 @@ def main():
                   "theorem3_normal_link_flows": L.r4(normal), "theorem3_fibre_flows": L.r4(fibre)}, []
     flows = N * (N - 1)
     for routing, cap, tag in (("route", 10, "10g"), ("detour", 10, "10g"), ("route", 1000, "unbounded")):
-        if True:
-            r, lv, _ = L.run_sim(WORDS, routing, extra=["--highspeed-gbps", str(cap), "--sample-flows", str(SAMPLES)],
-                                 levels=True)
-            scale = flows / float(r[0]["flows_pattern"])
-            share = min((cap if x["level"] == "-1" else 1.0) / float(x["mean_flows"]) for x in lv)
-            abt = float(r[0]["flows_routed"]) * share
-            meas[f"{routing}_fibres_{tag}"] = {
-                "abt_gbps_by_link_class_means": L.r4(abt), "per_server": L.r4(abt / N),
-                "mean_flows_per_link_scaled": {x["level"]: L.r4(float(x["mean_flows"]) * scale) for x in lv},
-                "mean_links": L.r4(r[0]["mean_links"])}
-            for x in lv:
-                x.update({"routing": routing, "fibre_gbps": cap})
-            rows += lv
+        r, lv, _ = L.run_sim(WORDS, routing, extra=["--highspeed-gbps", str(cap), "--sample-flows", str(SAMPLES)],
+                             levels=True)
+        scale = flows / float(r[0]["flows_pattern"])
+        share = min((cap if x["level"] == "-1" else 1.0) / float(x["mean_flows"]) for x in lv)
+        abt = float(r[0]["flows_routed"]) * share
+        meas[f"{routing}_fibres_{tag}"] = {
+            "abt_gbps_by_link_class_means": L.r4(abt), "per_server": L.r4(abt / N),
+            "mean_flows_per_link_scaled": {x["level"]: L.r4(float(x["mean_flows"]) * scale) for x in lv},
+            "mean_links": L.r4(r[0]["mean_links"])}
+        for x in lv:
+            x.update({"routing": routing, "fibre_gbps": cap})
+        rows += lv
     L.write_csv(f"{out}/link_classes.csv", rows)
     L.write_summary(out, "sim-mdcube-theorem3", meas, PAPER, [1],
                     {"note": "levels: 0, 1 = server ports (both directions), -1 = fibres; sampled flows scaled "
