@@ -13,7 +13,7 @@ APT_PACKAGES := build-essential cmake pkg-config check libev-dev libnl-3-dev lib
                 libpcap-dev openvswitch-switch mininet iperf3 ethtool iproute2 procps tcpdump \
                 python3-pytest python3-matplotlib iputils-ping valgrind tshark clang libclang-rt-dev
 
-.PHONY: all deps build test test-unit test-integration bench testbed clean-testbed clean help experiments wireshark-plugin fuzz
+.PHONY: all deps build test test-unit test-integration bench simulations testbed clean-testbed clean help experiments wireshark-plugin fuzz
 
 all: build
 
@@ -23,6 +23,7 @@ help:
 	@echo "make build          build dcn-topo and the library (Release, in $(BUILD)/)"
 	@echo "make bench          run the benchmarks"
 	@echo "sudo make experiments   rerun the papers' testbed experiments into results/"
+	@echo "make simulations    rerun the papers' simulated figures (dcn-sim, results/sim-*)"
 	@echo "sudo make deps      install the Debian packages"
 	@echo "make wireshark-plugin   install the DCN dissector for Wireshark/tshark (docs/inspection.md)"
 	@echo "make fuzz           run every libFuzzer harness FUZZ_SECONDS (60) each"
@@ -92,6 +93,11 @@ FUZZ_SECONDS ?= 60
 FUZZ_BUILD   ?= build-fuzz
 fuzz: deps
 	@tests/fuzz/run_fuzz.sh --build $(FUZZ_BUILD) --seconds $(FUZZ_SECONDS) $(if $(FUZZ_REPORT),--report results/reliability.md)
+
+# The papers' simulated figures and tables (dcn-sim, docs/simulator.md):
+# every experiments/sim/fig_*.py writes its own results/sim-*/ folder.
+simulations: build
+	@for s in experiments/sim/fig_*.py; do echo "== $$s"; DCN_BUILD=$(abspath $(BUILD)) nice -n 19 $(PYTHON) "$$s" || exit 1; done
 
 clean:
 	rm -rf $(BUILD) $(TEST_BUILD) $(FUZZ_BUILD)

@@ -9,13 +9,16 @@
 #include "../disjoint.h"
 #include "../family.h"
 #include "../json.h"
+#include "dcell_dfr.h"
+#include "dcell_shape.h"
 
-#define DCELL_MAX_K 3
 #define DCELL_MAX_SERVERS 200000L
 
 static const dcn_param_spec dcell_params[] = {
     {"n", DCN_PARAM_INT, 2, 48, 4, "servers per DCell_0 (switch ports; <= 48 keeps NHA indices below 63)"},
     {"k", DCN_PARAM_INT, 0, DCELL_MAX_K, 1, "level: the top is a DCell_k; servers have k+1 ports"},
+    {"servers", DCN_PARAM_INT, 0, DCELL_MAX_SERVERS, 0,
+     "partial DCell: only the first servers by uid, whole DCell_0s (0: the full DCell_k)"},
 };
 
 /* t[l] = servers in a DCell_l, for l = 0..k; 0 when above the limit. */
@@ -35,31 +38,38 @@ static int dcell_validate(const dcn_params *p, char *err, size_t errlen)
                  DCELL_MAX_SERVERS);
         return -1;
     }
+    long ns = dcn_param(p, "servers");
+    if (ns && (ns % n || ns > t[k] || ns < 2 * n)) {
+        snprintf(err, errlen, "dcell: servers=%ld must be a multiple of n=%ld in %ld..%ld (0: all)", ns, n, 2 * n,
+                 t[k]);
+        return -1;
+    }
     return 0;
 }
 
-typedef struct dcell_shape {
-    uint32_t n, k;
-    uint32_t t[DCELL_MAX_K + 1];
-} dcell_shape;
-
-static dcell_shape shape_of(const dcn_topo *t)
+dcell_shape dcell_shape_of(const dcn_topo *t)
 {
-    dcell_shape s = {(uint32_t)dcn_param(&t->params, "n"), (uint32_t)dcn_param(&t->params, "k"), {0}};
+    dcell_shape s = {(uint32_t)dcn_param(&t->params, "n"), (uint32_t)dcn_param(&t->params, "k"), {0}, 0};
     long sz[DCELL_MAX_K + 1];
     dcell_sizes(s.n, s.k, sz);
     for (uint32_t l = 0; l <= s.k; l++)
         s.t[l] = (uint32_t)sz[l];
+    long ns = dcn_param(&t->params, "servers");
+    s.n_present = ns ? (uint32_t)ns : s.t[s.k];
     return s;
 }
+#define shape_of dcell_shape_of
 
 /* Server uid = a_0 + sum_(l>=1) a_l * t_(l-1) is the node id. Server port 0
  * goes to its DCell_0 switch (switch port a_0); port l >= 1 carries its
- * level-l link, to the peer's port l. Switch i serves uids i*n .. i*n+n-1. */
+ * level-l link, to the peer's port l. Switch i serves uids i*n .. i*n+n-1.
+ * A partial DCell builds the first servers=N uids; a level link to an
+ * absent server leaves the port free, and DCellRouting between present
+ * servers never needs one (every sub-DCell below the top is a prefix too). */
 static int dcell_build(dcn_topo *t, char *err, size_t errlen)
 {
     dcell_shape s = shape_of(t);
-    uint32_t ns = s.t[s.k];
+    uint32_t ns = s.n_present;
     if (dcn_topo_alloc_uniform(t, ns, (uint16_t)(s.k + 1), ns / s.n, (uint16_t)s.n, err, errlen) < 0)
         return -1;
     for (uint32_t u = 0; u < ns; u++)
@@ -71,6 +81,8 @@ static int dcell_build(dcn_topo *t, char *err, size_t errlen)
             for (uint32_t i = 0; i < sub; i++)
                 for (uint32_t j = i + 1; j < g; j++) {
                     uint32_t a = base + i * sub + (j - 1), b = base + j * sub + i;
+                    if (b >= ns)
+                        continue;
                     if (dcn_topo_connect(t, a, (uint16_t)l, b, (uint16_t)l, err, errlen) < 0)
                         return -1;
                 }
@@ -89,7 +101,7 @@ static void dcell_name(const dcn_topo *t, uint32_t v, char *buf, size_t len)
 
 /* DCellRouting on uids inside one DCell_l: the servers of the link between
  * the two sub-DCells, and recursion on both sides. */
-static int dcell_route_servers(const dcell_shape *s, uint32_t src, uint32_t dst, uint32_t l, dcn_path *out)
+int dcell_route_servers(const dcell_shape *s, uint32_t src, uint32_t dst, uint32_t l, dcn_path *out)
 {
     if (src == dst)
         return dcn_path_push(out, src);
@@ -149,10 +161,13 @@ static int dcell_algo_pathset(const dcn_topo *t, uint32_t src, uint32_t dst, con
 static void dcell_formulas(const dcn_topo *t, struct dcn_json *j)
 {
     dcell_shape s = shape_of(t);
-    long long ns = s.t[s.k];
+    long long ns = s.n_present;
     dcn_json_int(j, "servers", ns);
     dcn_json_int(j, "switches", ns / s.n);
-    dcn_json_int(j, "links", ns + (long long)s.k * ns / 2); /* (k/2 + 1) N */
+    if (ns == s.t[s.k])
+        dcn_json_int(j, "links", ns + (long long)s.k * ns / 2); /* (k/2 + 1) N */
+    else
+        dcn_json_int(j, "links", (long long)t->n_links);
     dcn_json_int(j, "server_ports", s.k + 1);
     dcn_json_int(j, "route_diameter_bound", (1LL << (s.k + 1)) - 1); /* 2^(k+1) - 1 server hops */
 }
@@ -162,18 +177,21 @@ static const dcn_algo dcell_algos[] = {
      dcell_algo_pathset},
     {"route", "DCellRouting: recursive, through the link between the two sub-DCells (fault-oblivious)",
      dcell_algo_route},
+    {"dfr", "DFR: DCellRouting, link-state inside each DCell_1, local reroute through a random proxy "
+            "sub-DCell around a failed higher-level link",
+     dcell_algo_dfr},
 };
 
 const dcn_family dcn_family_dcell = {
     .name = "dcell",
     .summary = "DCell_k (Guo et al., SIGCOMM 2008): recursive, direct server links (baseline)",
     .params = dcell_params,
-    .n_params = 2,
+    .n_params = 3,
     .validate = dcell_validate,
     .build = dcell_build,
     .node_name = dcell_name,
     .algos = dcell_algos,
-    .n_algos = 2,
+    .n_algos = 3,
     .metric = DCN_METRIC_HOPS,
     .formulas = dcell_formulas,
 };

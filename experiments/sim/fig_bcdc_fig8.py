@@ -1,0 +1,59 @@
+#!/usr/bin/python3
+"""BCDC paper Fig. 8: all-to-all ABT of B_9 (2304 servers) against a partial
+BCube_3 (n=9, three BCube_2 = 2187 servers, BSR) and a partial DCell_2 (n=9,
+2304 servers, DFR) under random server and switch failures. BCDC is routed
+on the shortest live path (BRouting's length; BFRouting beyond its fault
+bound is a BFS); BRouting's own fault-free ABT and 2N/L are given beside."""
+import simlib as L
+
+RATIOS = [0.0, 0.02, 0.10, 0.20]
+STRUCTS = {
+    "bcdc": (["bcdc", "n=9"], "shortest"),
+    "bcube": (["bcube", "n=9", "k=3", "parts=3"], "bsr"),
+    "dcell": (["dcell", "n=9", "k=2", "servers=2304"], "dfr"),
+}
+PAPER = {"bcdc_abt_gbps_no_failure": 1152, "bcdc_abt_gbps_2pct_server": 1106, "bcdc_abt_gbps_2pct_switch": 1086,
+         "bcdc_drop_20pct_server": 0.362, "bcdc_drop_20pct_switch": 0.489,
+         "ordering": "BCube above BCDC, DCell below",
+         "source": "Wang et al., BCDC, JCST 2018, Sec. 6 Fig. 8 (text)"}
+
+
+def main():
+    out = L.results_dir("sim-bcdc-fig8")
+    rows, meas = [], {"ratios": RATIOS, "routing": {k: v[1] for k, v in STRUCTS.items()}}
+    for kind in ("server", "switch"):
+        for name, (words, routing) in STRUCTS.items():
+            r, _, _ = L.run_sim(words, routing, kind, RATIOS, 1)
+            for x in r:
+                x["structure"] = name
+            rows += r
+            meas.setdefault(f"abt_gbps_{kind}_failures", {})[name] = [
+                L.r4(v) for v in L.mean_by_ratio(r, "abt_gbps").values()]
+    L.write_csv(f"{out}/fig8.csv", rows)
+    br, _, _ = L.run_sim(["bcdc", "n=9"], "brouting")
+    meas["bcdc_brouting_abt_gbps_no_failure"] = L.r4(br[0]["abt_gbps"])
+    meas["bcdc_2N_over_mean_hops"] = L.r4(2 * 2304 / float(br[0]["mean_hops"]))
+    for kind in ("server", "switch"):
+        c = meas[f"abt_gbps_{kind}_failures"]["bcdc"]
+        meas[f"bcdc_drop_{kind}"] = [L.r4(1 - v / c[0]) for v in c]
+    L.write_summary(out, "sim-bcdc-fig8", meas, PAPER, [1])
+    plt = L.pyplot()
+    fig, axes = plt.subplots(1, 2, figsize=(9, 3.6))
+    style = {"bcdc": ("BCDC", "o-"), "bcube": ("BCube", "s-"), "dcell": ("DCell", "^-")}
+    for ax, kind, title in zip(axes, ("server", "switch"), ("(a) Server failure", "(b) Switch failure")):
+        for name, ys in meas[f"abt_gbps_{kind}_failures"].items():
+            ax.plot([100 * r for r in RATIOS], ys, style[name][1], ms=4, label=style[name][0])
+        ax.set_title(title)
+        ax.set_xlabel("Failure ratio (%)")
+        ax.set_ylabel("ABT (Gb/s)")
+    axes[0].plot([0, 2, 20], [1152, 1106, 1152 * (1 - 0.362)], "kx", ms=8, label="paper: BCDC")
+    axes[1].plot([0, 2, 20], [1152, 1086, 1152 * (1 - 0.489)], "kx", ms=8, label="paper: BCDC")
+    axes[0].legend(fontsize=8)
+    axes[1].legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(f"{out}/fig8.png", dpi=120)
+    L.log("done")
+
+
+if __name__ == "__main__":
+    main()

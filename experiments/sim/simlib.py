@@ -1,0 +1,163 @@
+"""Shared helpers for the dcn-sim figure scripts: run the simulator, read its
+CSV, average over seeds, write results/sim-*/summary.json and plots.
+
+Every script under experiments/sim/ reproduces one figure or table; it
+writes only its own folder under results/. Paper values go only into the
+"paper" object of summary.json (and labelled plot series)."""
+import csv
+import hashlib
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BUILD = os.environ.get("DCN_BUILD", os.path.join(ROOT, "build"))
+SIM = os.path.join(BUILD, "agent", "src", "sim", "dcn-sim")
+TOPO = os.path.join(BUILD, "agent", "src", "cli", "dcn-topo")
+# The box is shared: the failure sweeps use these points (they include every
+# ratio the papers quote a number for).
+RATIOS = [0.0, 0.02, 0.06, 0.10, 0.14, 0.20]
+
+
+def log(msg):
+    print(f"[{time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
+
+
+def git_commit():
+    try:
+        rev = subprocess.run(["git", "-C", ROOT, "rev-parse", "HEAD"], capture_output=True, text=True,
+                             check=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True, check=True).stdout.strip()
+        return rev + ("-dirty" if dirty else "")
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+START_COMMIT = None  # the commit the run started from (set on first use)
+
+
+def results_dir(name):
+    global START_COMMIT
+    if START_COMMIT is None:
+        START_COMMIT = git_commit()
+    d = os.path.join(ROOT, "results", name)
+    os.makedirs(d, exist_ok=True)
+    return d
+
+
+def run_sim(family_words, routing=None, fail="none", ratios=(0,), seeds=1, extra=(), levels=False, hist=False):
+    """Runs dcn-sim under nice; returns (rows, level_rows, hist_rows) as lists of dicts."""
+    if not os.access(SIM, os.X_OK):
+        sys.exit(f"simlib: {SIM} not found; build Release first (make simulations)")
+    tmp = os.path.join(BUILD, "sim-tmp")
+    os.makedirs(tmp, exist_ok=True)
+    lv = os.path.join(tmp, f"levels-{os.getpid()}.csv")
+    hs = os.path.join(tmp, f"hist-{os.getpid()}.csv")
+    cmd = ["nice", "-n", "19", SIM] + list(family_words)
+    if routing:
+        cmd += ["--routing", routing]
+    cmd += ["--fail", fail, "--ratio", ",".join(f"{r:g}" for r in ratios), "--seeds", str(seeds),
+            "--csv", "-", "--quiet"] + list(extra)
+    if levels:
+        cmd += ["--levels-csv", lv]
+    if hist:
+        cmd += ["--hist-csv", hs]
+    # A run already made by this very binary with these arguments is read
+    # back from the build folder's cache (a script that was stopped resumes).
+    words = [{lv: "LEVELS", hs: "HIST"}.get(w, w) for w in cmd[3:]]
+    key = hashlib.sha1((" ".join(words) + f"|{os.stat(SIM).st_mtime_ns}").encode()).hexdigest()[:20]
+    cache = os.path.join(BUILD, "sim-cache", key)
+    if os.path.exists(os.path.join(cache, "done")):
+        log("cached: " + " ".join(cmd[4:]))
+        for src, dst in ((os.path.join(cache, "levels.csv"), lv), (os.path.join(cache, "hist.csv"), hs)):
+            if os.path.exists(src):
+                shutil.copy(src, dst)
+        with open(os.path.join(cache, "out.csv")) as f:
+            stdout = f.read()
+    else:
+        log(" ".join(cmd[4:]))
+        out = subprocess.run(cmd, capture_output=True, text=True)
+        if out.returncode != 0:
+            sys.exit(f"simlib: dcn-sim failed ({out.returncode}): {out.stderr.strip()}")
+        stdout = out.stdout
+        os.makedirs(cache, exist_ok=True)
+        with open(os.path.join(cache, "out.csv"), "w") as f:
+            f.write(stdout)
+        for src, name in ((lv, "levels.csv"), (hs, "hist.csv")):
+            if os.path.exists(src):
+                shutil.copy(src, os.path.join(cache, name))
+        open(os.path.join(cache, "done"), "w").close()
+    rows = list(csv.DictReader(io.StringIO(stdout)))
+    lrows = hrows = []
+    if levels:
+        with open(lv) as f:
+            lrows = list(csv.DictReader(f))
+        os.unlink(lv)
+    if hist:
+        with open(hs) as f:
+            hrows = list(csv.DictReader(f))
+        os.unlink(hs)
+    return rows, lrows, hrows
+
+
+def mean_by_ratio(rows, key):
+    """{ratio: mean of key over seeds}, ratios in order."""
+    acc = {}
+    for r in rows:
+        acc.setdefault(float(r["ratio"]), []).append(float(r[key]))
+    return {k: sum(v) / len(v) for k, v in sorted(acc.items())}
+
+
+def write_csv(path, rows, fields=None):
+    if not rows:
+        return
+    fields = fields or list(rows[0].keys())
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore")
+        w.writeheader()
+        for r in rows:
+            w.writerow(r)
+
+
+def write_summary(folder, experiment, measured, paper, seeds, extra=None):
+    s = {"experiment": experiment, "git_commit": START_COMMIT or git_commit(), "seeds": list(seeds),
+         "tool": "dcn-sim (agent/src/sim), routing from the dcntopo library",
+         "measured": measured, "paper": paper}
+    if extra:
+        s.update(extra)
+    with open(os.path.join(folder, "summary.json"), "w") as f:
+        json.dump(s, f, indent=2, sort_keys=False)
+        f.write("\n")
+    log(f"wrote {os.path.relpath(os.path.join(folder, 'summary.json'), ROOT)}")
+
+
+def pyplot():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    plt.rcParams.update({"font.size": 10, "axes.grid": True, "grid.linestyle": ":", "legend.frameon": False})
+    return plt
+
+
+def r4(x):
+    return round(float(x), 4)
+
+
+def sampled_abt_ci(row, z=1.96):
+    """ABT estimate from sampled flows and a 95 % interval from the binomial
+    noise of the bottleneck link's count (docs/simulator.md: the maximum over
+    many noisy counts is biased up, so the estimate leans low)."""
+    c = float(row["bottleneck_link_flows"])
+    routed = float(row["flows_routed"])
+    if routed == 0 or c == 0:
+        return 0.0, 0.0, 0.0
+    cap_over_c = float(row["bottleneck_gbps"])
+    cap = cap_over_c * c
+    est = routed * cap / c
+    half = z * c ** 0.5
+    return est, routed * cap / (c + half), routed * cap / max(c - half, 1)
