@@ -54,14 +54,18 @@ class Agents:
         self.log("*** %d agents started" % len(self.agents))
 
     def agent_status(self, name, timeout=5):
-        """`dcn-ctl status --json`, spoken directly on the agent's control
-        socket (one line request, answer until close; agent/src/agent/ctl.h):
-        no process per query, which matters with thousands of agents."""
+        return self.agent_request(name, "status", timeout)
+
+    def agent_request(self, name, request, timeout=5):
+        """The parsed answer of `dcn-ctl -n NAME REQUEST --json`, spoken
+        directly on the agent's control socket (one line request, answer
+        until close; agent/src/agent/ctl.h), or None: no process per query,
+        which matters with thousands of agents."""
         try:
             with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
                 s.settimeout(timeout)
                 s.connect(self._sock(name))
-                s.sendall(b"status --json\n")
+                s.sendall((request + " --json\n").encode())
                 chunks = []
                 while True:
                     d = s.recv(65536)

@@ -1,28 +1,13 @@
 """dcn-ctl spoken directly on the agents' control sockets (one request line,
 the answer until close; docs/interfaces.md), and a watcher that records when
 the flows of one source change path."""
-import json
-import socket
 import threading
 import time
 
 
 def ctl(tb, name, request, timeout=5):
     """The parsed JSON answer of `dcn-ctl -n NAME REQUEST --json`, or None."""
-    try:
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
-            s.settimeout(timeout)
-            s.connect(tb._sock(name))  # pylint: disable=protected-access
-            s.sendall((request + " --json\n").encode())
-            chunks = []
-            while True:
-                d = s.recv(65536)
-                if not d:
-                    break
-                chunks.append(d)
-        return json.loads(b"".join(chunks).decode())
-    except (OSError, ValueError):
-        return None
+    return tb.agent_request(name, request, timeout)
 
 
 def flows(tb, name):
