@@ -125,14 +125,19 @@ int nha_encode_path(const dcn_topo *t, const dcn_path *p, uint8_t *nha, unsigned
     return (int)hops;
 }
 
-nha_walk_result nha_walk(const dcn_topo *t, uint32_t src, uint32_t dst, const uint8_t *nha, unsigned nhops,
-                         dcn_path *out, unsigned *bad_hop)
+/* The walk behind nha_walk and nha_walk_marked: a server already on the
+ * path is a loop, found through mark/stamp when mark is given, else by a
+ * scan of the path so far. */
+static nha_walk_result walk(const dcn_topo *t, uint32_t src, uint32_t dst, const uint8_t *nha, unsigned nhops,
+                            dcn_path *out, unsigned *bad_hop, uint32_t *mark, uint32_t stamp)
 {
     out->len = 0;
     *bad_hop = 0;
     if (src >= t->n_servers)
         return NHA_WALK_BAD_SRC;
     out->node[out->len++] = src;
+    if (mark)
+        mark[src] = stamp;
     uint32_t u = src;
     for (unsigned h = 0; h < nhops; h++) {
         uint32_t via[3];
@@ -143,10 +148,15 @@ nha_walk_result nha_walk(const dcn_topo *t, uint32_t src, uint32_t dst, const ui
         if (out->len + nv > DCN_PATH_MAX)
             return NHA_WALK_LOOP; /* longer than any loop-free path */
         uint32_t next = via[nv - 1];
-        /* servers on the path so far: a repeat is a loop */
-        for (uint32_t k = 0; k < out->len; k++)
-            if (out->node[k] == next)
+        if (mark) {
+            if (mark[next] == stamp)
                 return NHA_WALK_LOOP;
+            mark[next] = stamp;
+        } else {
+            for (uint32_t k = 0; k < out->len; k++)
+                if (out->node[k] == next)
+                    return NHA_WALK_LOOP;
+        }
         for (unsigned k = 0; k < nv; k++)
             out->node[out->len++] = via[k];
         u = next;
@@ -154,33 +164,16 @@ nha_walk_result nha_walk(const dcn_topo *t, uint32_t src, uint32_t dst, const ui
     return u == dst ? NHA_WALK_OK : NHA_WALK_WRONG_DST;
 }
 
+nha_walk_result nha_walk(const dcn_topo *t, uint32_t src, uint32_t dst, const uint8_t *nha, unsigned nhops,
+                         dcn_path *out, unsigned *bad_hop)
+{
+    return walk(t, src, dst, nha, nhops, out, bad_hop, NULL, 0);
+}
+
 nha_walk_result nha_walk_marked(const dcn_topo *t, uint32_t src, uint32_t dst, const uint8_t *nha, unsigned nhops,
                                 dcn_path *out, unsigned *bad_hop, uint32_t *mark, uint32_t stamp)
 {
-    out->len = 0;
-    *bad_hop = 0;
-    if (src >= t->n_servers)
-        return NHA_WALK_BAD_SRC;
-    out->node[out->len++] = src;
-    mark[src] = stamp;
-    uint32_t u = src;
-    for (unsigned h = 0; h < nhops; h++) {
-        uint32_t via[3];
-        unsigned nv = nha_step(t, u, nha[h], via);
-        *bad_hop = h;
-        if (nv == 0)
-            return NHA_WALK_NOT_NEIGHBOR;
-        if (out->len + nv > DCN_PATH_MAX)
-            return NHA_WALK_LOOP; /* longer than any loop-free path */
-        uint32_t next = via[nv - 1];
-        if (mark[next] == stamp)
-            return NHA_WALK_LOOP;
-        mark[next] = stamp;
-        for (unsigned k = 0; k < nv; k++)
-            out->node[out->len++] = via[k];
-        u = next;
-    }
-    return u == dst ? NHA_WALK_OK : NHA_WALK_WRONG_DST;
+    return walk(t, src, dst, nha, nhops, out, bad_hop, mark, stamp);
 }
 
 int nha_server_pos(const dcn_topo *t, const dcn_path *p, unsigned h)
