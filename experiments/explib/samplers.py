@@ -91,7 +91,6 @@ class LinkSampler(_Sampler):
             # server-server cables (DCell) have no root end; not sampled
         self.names = [d[0] for d in self.dirs]
         self.capacity = {d[0]: d[3] for d in self.dirs}
-        self._last_t = None
 
     def read(self):
         return time.time(), [_read_counter(ifn, c) for _, ifn, c, _ in self.dirs]

@@ -44,15 +44,6 @@ class Flow:
             self.nbytes is None or out["bytes_sent"] >= self.nbytes)
         return out
 
-    def intervals(self):
-        """[(seconds since the flow's start, Mb/s)] from the client's 1 s reports."""
-        out = []
-        for iv in (self.result or {}).get("intervals", []):
-            s = iv.get("sum", {})
-            if s.get("seconds"):
-                out.append((s["end"], s["bits_per_second"] / 1e6))
-        return out
-
 
 def run_flows(ex, tb, flows, port_base=5201, timeout=None, progress_every=5.0, on_tick=None):
     """Starts one iperf3 server per flow (a port each), then every client at
@@ -121,23 +112,6 @@ def _collect(tb, f):
     if f.client.returncode != 0 or not f.result or "error" in f.result:
         f.error = (f.result or {}).get("error") or err.decode(errors="replace")[:200] or \
             "iperf3 exited with %s" % f.client.returncode
-
-
-def aggregate_series(flows, t0, step=1.0):
-    """[(t since t0, total Mb/s)] summed over the flows' 1 s reports."""
-    buckets = {}
-    for f in flows:
-        if f.start_time is None:
-            continue
-        for end, mbps in f.intervals():
-            b = int((f.start_time - t0 + end) / step)
-            buckets[b] = buckets.get(b, 0.0) + mbps
-    return [((b + 1) * step, v) for b, v in sorted(buckets.items())]
-
-
-def all_to_all(names, nbytes=None, seconds=None):
-    """Every server to every other one: len(names) * (len(names) - 1) flows."""
-    return [Flow(a, b, nbytes=nbytes, seconds=seconds) for a in names for b in names if a != b]
 
 
 def all_to_all_plan(names, nbytes):
