@@ -2,6 +2,7 @@
 
 #include "containers.h"
 #include "csum.h"
+#include "topo/family.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@ void engine_config_default(engine_config *c)
     c->hello_ms = 1000;
     c->dead_misses = 3;
     c->seed = 1;
+    c->mdcube_routing = ENGINE_MDCUBE_HIER;
 }
 
 static uint64_t now(engine *e) { return e->io.now_ms(e->io.ctx); }
@@ -64,9 +66,26 @@ static void failed_link(const engine *e, const dcn_path *p, int pos, int next, u
     if (!e->port[port].carrier) {
         *a = p->node[pos];
         *b = p->node[pos + 1];
-    } else {
-        *a = p->node[next - 1];
-        *b = p->node[next];
+        return;
+    }
+    *a = p->node[next - 1];
+    *b = p->node[next];
+    if (next - pos == 3 && dcn_kind(e->t, p->node[pos + 2]) == DCN_SWITCH) {
+        /* across an MDCube fibre: a server behind the far switch still
+         * heard means only the next server's cable; none heard but one
+         * behind our own switch means the fibre; nobody heard, our cable */
+        uint32_t near = p->node[pos + 1], far = p->node[pos + 2];
+        bool near_up = false;
+        for (unsigned i = 0; i < 256; i++) {
+            const neigh_entry *ne = &e->nt.e[i];
+            if (!ne->valid || ne->port != port || !ne->up)
+                continue;
+            if (dcn_topo_port_to(e->t, far, ne->node) >= 0)
+                return;
+            near_up |= dcn_topo_port_to(e->t, near, ne->node) >= 0;
+        }
+        *a = near_up ? near : p->node[pos];
+        *b = near_up ? far : near;
     }
 }
 
@@ -171,6 +190,14 @@ int engine_init(engine *e, const dcn_topo *t, uint32_t self, const engine_config
         return -1;
     }
     e->n_containers = (uint32_t)nc;
+    if (e->container_of && cfg->mdcube_routing == ENGINE_MDCUBE_HIER && t->family &&
+        strcmp(t->family->name, "mdcube") == 0) {
+        e->hier = mdc_create(t, self, cfg->seed);
+        if (!e->hier) {
+            engine_fini(e);
+            return -1;
+        }
+    }
     e->start_ms = now(e);
     return 0;
 }
@@ -183,6 +210,8 @@ void engine_fini(engine *e)
     e->container_of = NULL;
     free(e->walk_mark);
     e->walk_mark = NULL;
+    mdc_destroy(e->hier);
+    e->hier = NULL;
 }
 
 /* The full path a header names, in O(nhops). */
@@ -193,7 +222,9 @@ static nha_walk_result walk(engine *e, const dcn_hdr *h, dcn_path *path)
         e->walk_stamp = 1;
     }
     unsigned bad;
-    return nha_walk_marked(e->t, h->src, h->dst, h->nha, h->nhops, path, &bad, e->walk_mark, e->walk_stamp);
+    /* a segmented path ends where its current segment ends */
+    uint32_t dst = (h->flags & DCN_FLAG_SEGMENTED) ? DCN_NONE : h->dst;
+    return nha_walk_marked(e->t, h->src, dst, h->nha, h->nhops, path, &bad, e->walk_mark, e->walk_stamp);
 }
 
 /* Validates the path of a received frame (any type): it must be walkable
@@ -377,6 +408,8 @@ static void on_hello(engine *e, unsigned port, const uint8_t *frame, const dcn_h
 static void path_failure_payload(engine *e, const uint8_t *pl)
 {
     ps_on_path_failure(e->ps, dcn_get32(pl), dcn_get32(pl + 4));
+    if (e->hier)
+        mdc_on_path_failure(e->hier, dcn_get32(pl), dcn_get32(pl + 4), now(e));
 }
 
 static bool same_link(uint32_t a, uint32_t b, uint32_t u, uint32_t v) { return (a == u && b == v) || (a == v && b == u); }
@@ -443,6 +476,8 @@ static bool path_failure_acceptable(engine *e, unsigned port, const uint8_t *fra
     dcn_path to_reporter = *path;
     to_reporter.len = (uint32_t)pos + 1;
     dcn_path_reverse(&to_reporter);
+    if (e->hier && mdc_failure_match(e->hier, &to_reporter, a, b))
+        return true; /* a segment we own, MDCube hierarchical routing */
     switch (ps_failure_match(e->ps, &to_reporter, a, b)) {
     case PS_FAIL_ON_PATH: return true;
     case PS_FAIL_LINK_OFF_PATH: e->c.drop_fail_link_off_path++; return false;
@@ -450,24 +485,48 @@ static bool path_failure_acceptable(engine *e, unsigned port, const uint8_t *fra
     }
 }
 
-/* A data packet or probe cannot take its next hop: tell the source. */
-static void report_failure(engine *e, const dcn_hdr *h, const dcn_path *path, int pos, int next, unsigned port)
+/* One control message per source (and owner) per FAIL_RATE_LIMIT_MS. */
+static bool failure_rate_ok(engine *e, uint32_t to)
 {
     uint64_t t = now(e);
-    uint64_t *last = &e->fail_sent_ms[h->src & 255];
+    uint64_t *last = &e->fail_sent_ms[to & 255];
     if (*last && t - *last < FAIL_RATE_LIMIT_MS) {
         e->c.drop_failure_rate_limited++;
-        return;
+        return false;
     }
     *last = t ? t : 1;
-    uint32_t a, b;
-    failed_link(e, path, pos, next, port, &a, &b);
+    return true;
+}
+
+/* The NHAs from path position pos back to position to (to < pos). */
+static int encode_back(engine *e, const dcn_path *path, int pos, int to, uint8_t *nha)
+{
     dcn_path back;
     back.len = 0;
-    for (int i = pos; i >= 0; i--)
+    for (int i = pos; i >= to; i--)
         back.node[back.len++] = path->node[i];
+    return nha_encode_path(e->t, &back, nha, DCN_MAX_HOPS);
+}
+
+/* A data packet or probe cannot take its next hop: tell the server that
+ * chose that hop, the source, or in a segmented MDCube packet the server
+ * that wrote the current segment. */
+static void report_failure(engine *e, const dcn_hdr *h, const dcn_path *path, int pos, int next, unsigned port)
+{
+    uint32_t a, b;
+    failed_link(e, path, pos, next, port, &a, &b);
+    int owner = (h->flags & DCN_FLAG_SEGMENTED) ? nha_server_pos(e->t, path, h->seg_start) : 0;
+    if (owner < 0 || owner > pos)
+        return;
+    if (owner == pos) { /* our own segment: repair it here */
+        if (e->hier)
+            mdc_link_down(e->hier, a, b, now(e));
+        return;
+    }
+    if (!failure_rate_ok(e, path->node[owner]))
+        return;
     uint8_t nha[DCN_MAX_HOPS];
-    int n = nha_encode_path(e->t, &back, nha, DCN_MAX_HOPS);
+    int n = encode_back(e, path, pos, owner, nha);
     if (n <= 0)
         return;
     uint8_t pl[DCN_FAIL_PAYLOAD] = {0};
@@ -475,8 +534,27 @@ static void report_failure(engine *e, const dcn_hdr *h, const dcn_path *path, in
     dcn_put32(pl + 4, b);
     pl[8] = h->type;
     dcn_put16(pl + 10, h->pkt_id);
-    if (send_control(e, DCN_T_PATH_FAIL, h->src, nha, (unsigned)n, 0, pl, sizeof pl) == 0)
+    if (send_control(e, DCN_T_PATH_FAIL, path->node[owner], nha, (unsigned)n, 0, pl, sizeof pl) == 0)
         e->c.path_failure_tx++;
+}
+
+/* MDCube: no route from our container to the next one (its fibre is
+ * down): "destination unreachable" to the source along the reverse path. */
+static void send_unreach(engine *e, const dcn_hdr *h, const dcn_path *path, int pos, uint32_t next_c)
+{
+    if (pos <= 0 || !failure_rate_ok(e, h->src))
+        return;
+    uint8_t nha[DCN_MAX_HOPS];
+    int n = encode_back(e, path, pos, 0, nha);
+    if (n <= 0)
+        return;
+    uint8_t pl[DCN_UNREACH_PAYLOAD];
+    dcn_put32(pl, h->flow_id);
+    dcn_put32(pl + 4, h->dst);
+    dcn_put32(pl + 8, e->container_of[e->self]);
+    dcn_put32(pl + 12, next_c);
+    if (send_control(e, DCN_T_UNREACH, h->src, nha, (unsigned)n, 0, pl, sizeof pl) == 0)
+        e->c.unreach_tx++;
 }
 
 static void deliver_local(engine *e, unsigned port, const dcn_hdr *h, const uint8_t *payload,
@@ -532,6 +610,19 @@ static void deliver_local(engine *e, unsigned port, const dcn_hdr *h, const uint
         e->c.path_failure_rx++;
         path_failure_payload(e, payload);
         return;
+    case DCN_T_UNREACH:
+        if (h->payload_len < DCN_UNREACH_PAYLOAD) {
+            e->c.drop_bad_payload++;
+            return;
+        }
+        if (!e->hier || !mdc_on_unreach(e->hier, dcn_get32(payload + 4), dcn_get32(payload), dcn_get32(payload + 8),
+                                        dcn_get32(payload + 12), now(e))) {
+            e->c.drop_fail_unknown_flow++;
+            return;
+        }
+        e->c.rx_ok++;
+        e->c.unreach_rx++;
+        return;
     }
 }
 
@@ -577,6 +668,157 @@ static void relay(engine *e, unsigned port, uint8_t *frame, size_t len, const dc
     tx(e, ne->port, frame, len);
 }
 
+/* The first hop of a segment we computed is dead: the link to avoid. */
+static void dead_first_hop(engine *e, const mdc_entry *x, unsigned port, uint32_t *a, uint32_t *b)
+{
+    dcn_path p;
+    p.len = x->seg_len;
+    memcpy(p.node, x->seg, x->seg_len * sizeof x->seg[0]);
+    failed_link(e, &p, 0, nha_server_pos(e->t, &p, 1), port, a, b);
+}
+
+/* A segment (src, dst, flow id) of ours whose first hop is usable, or NULL:
+ * a dead first hop is learned and the segment computed again, once. */
+static const mdc_entry *usable_segment(engine *e, const mdc_entry *(*get)(engine *, const dcn_hdr *), const dcn_hdr *h)
+{
+    for (int attempt = 0; attempt < 3; attempt++) {
+        const mdc_entry *x = get(e, h);
+        if (!x)
+            return NULL;
+        const neigh_entry *ne = &e->nt.e[x->nha[0]];
+        if (hop_usable(e, ne))
+            return x;
+        uint32_t a, b;
+        dead_first_hop(e, x, ne->port, &a, &b);
+        mdc_link_down(e->hier, a, b, now(e));
+    }
+    return NULL;
+}
+
+/* The containers a segmented header still has to cross, from its index;
+ * a listed container we are already in counts as reached. */
+static unsigned rest_of(const engine *e, const dcn_hdr *h, const uint32_t **rest)
+{
+    unsigned i = h->container_idx;
+    while (i < h->n_containers && h->container[i] == e->container_of[e->self])
+        i++;
+    *rest = h->container + i;
+    return h->n_containers - i;
+}
+
+static const mdc_entry *relay_segment(engine *e, const dcn_hdr *h)
+{
+    const uint32_t *rest;
+    unsigned nrest = rest_of(e, h, &rest);
+    return mdc_relay(e->hier, h->src, h->dst, h->flow_id, rest, nrest, now(e));
+}
+
+/* The header of an MDCube data packet sent on the first hop of segment x:
+ * h with x's NHAs appended (the source's h has none) into nha[], NHI at the
+ * first of them, the segment start there and the container index past a
+ * container the first hop enters. False when the path grows too long. */
+static bool segment_header(engine *e, const dcn_hdr *h, const mdc_entry *x, uint8_t *nha, dcn_hdr *out)
+{
+    unsigned nhops = (unsigned)h->nhops + x->seg_hops;
+    if (nhops > DCN_MAX_HOPS) {
+        e->c.drop_too_long++;
+        return false;
+    }
+    if (h->nhops)
+        memcpy(nha, h->nha, h->nhops);
+    memcpy(nha + h->nhops, x->nha, x->seg_hops);
+    *out = *h;
+    out->flags |= DCN_FLAG_MDCUBE | DCN_FLAG_SEGMENTED;
+    out->nhops = (uint8_t)nhops;
+    out->nha = nha;
+    out->nhi = (uint8_t)(h->nhops + 1);
+    out->seg_start = h->nhops;
+    const uint32_t *rest;
+    unsigned nrest = rest_of(e, h, &rest);
+    out->container_idx = (uint8_t)(h->n_containers - nrest);
+    if (nrest && e->container_of[e->nt.e[x->nha[0]].node] == rest[0])
+        out->container_idx++;
+    return true;
+}
+
+/* A relay's segment: the new header in scratch, the payload copied after it. */
+static void send_segment(engine *e, const dcn_hdr *h, const mdc_entry *x, const uint8_t *payload)
+{
+    uint8_t nha[DCN_MAX_HOPS];
+    dcn_hdr out;
+    if (!segment_header(e, h, x, nha, &out))
+        return;
+    const neigh_entry *ne = &e->nt.e[x->nha[0]];
+    size_t cap = sizeof e->scratch - DCN_ETH_HLEN;
+    if (h->payload_len > cap)
+        return;
+    size_t hl = dcn_hdr_encode(&out, e->scratch + DCN_ETH_HLEN, cap - h->payload_len);
+    if (!hl) {
+        e->c.drop_too_long++;
+        return;
+    }
+    memcpy(e->scratch + DCN_ETH_HLEN + hl, payload, h->payload_len);
+    put_eth(e, e->scratch, ne->mac, ne->port);
+    if (tx(e, ne->port, e->scratch, DCN_ETH_HLEN + hl + h->payload_len) == 0)
+        e->c.segment_extended++;
+}
+
+static const mdc_entry *source_segment(engine *e, const dcn_hdr *h)
+{
+    return mdc_source(e->hier, h->dst, h->flow_id, now(e));
+}
+
+/* From TUN to another container, hierarchical routing: our segment of the
+ * flow's random jump, the header written into the headroom before ip. */
+static void from_tun_hier(engine *e, uint8_t *ip, size_t len, uint32_t dst, const dcn_flow_key *k)
+{
+    dcn_hdr h = {.type = DCN_T_DATA, .src = e->self, .dst = dst, .pkt_id = e->next_pkt_id++,
+                 .proto = DCN_PROTO_IPV4, .payload_len = (uint16_t)len, .flow_id = flow_id(k),
+                 .flags = DCN_FLAG_MDCUBE | DCN_FLAG_SEGMENTED};
+    const mdc_entry *x = usable_segment(e, source_segment, &h);
+    if (!x) {
+        e->c.drop_no_route++;
+        return;
+    }
+    h.n_containers = x->n_containers;
+    memcpy(h.container, x->container, x->n_containers * sizeof x->container[0]);
+    uint8_t nha[DCN_MAX_HOPS];
+    dcn_hdr out;
+    if (!segment_header(e, &h, x, nha, &out))
+        return;
+    size_t hl = dcn_hdr_len(&out);
+    uint8_t *frame = ip - hl - DCN_ETH_HLEN;
+    dcn_hdr_encode(&out, frame + DCN_ETH_HLEN, hl);
+    const neigh_entry *ne = &e->nt.e[x->nha[0]];
+    put_eth(e, frame, ne->mac, ne->port);
+    e->c.tx_data_from_tun++;
+    tx(e, ne->port, frame, DCN_ETH_HLEN + hl + len);
+}
+
+/* A segmented MDCube packet reached the end of its segment here: route it
+ * on through our container (docs/protocol.md), or tell the source that the
+ * next container cannot be reached. */
+static void extend_segment(engine *e, const dcn_hdr *h, const uint8_t *payload)
+{
+    if (!e->hier) {
+        e->c.drop_bad_path++;
+        return;
+    }
+    const mdc_entry *x = usable_segment(e, relay_segment, h);
+    if (x) {
+        e->c.rx_ok++;
+        send_segment(e, h, x, payload);
+        return;
+    }
+    e->c.drop_no_segment++;
+    dcn_path path;
+    if (walk(e, h, &path) != NHA_WALK_OK)
+        return;
+    const uint32_t *rest;
+    unsigned nrest = rest_of(e, h, &rest);
+    send_unreach(e, h, &path, (int)path.len - 1, nrest ? rest[0] : e->container_of[h->dst]);
+}
+
 void engine_rx_frame(engine *e, unsigned port, uint8_t *frame, size_t len)
 {
     if (port >= e->nports)
@@ -615,7 +857,8 @@ void engine_rx_frame(engine *e, unsigned port, uint8_t *frame, size_t len)
     case DCN_T_DATA:
     case DCN_T_PROBE:
     case DCN_T_PROBE_RESP:
-    case DCN_T_PATH_FAIL: break;
+    case DCN_T_PATH_FAIL:
+    case DCN_T_UNREACH: break;
     default: e->c.drop_unknown_type++; return;
     }
     if (h.nhi > h.nhops) {
@@ -625,7 +868,11 @@ void engine_rx_frame(engine *e, unsigned port, uint8_t *frame, size_t len)
     if (h.type == DCN_T_DATA) { /* the fast path: no walk once the path is known good */
         if (!data_path_ok(e, port, &h))
             return;
-        if (h.nhi == h.nhops)
+        if (h.nhi == h.nhops && h.dst != e->self && (h.flags & DCN_FLAG_SEGMENTED))
+            extend_segment(e, &h, payload);
+        else if (h.nhi == h.nhops && h.dst != e->self)
+            e->c.drop_bad_path++; /* a cached walk of a segmented twin */
+        else if (h.nhi == h.nhops)
             deliver_local(e, port, &h, payload, NULL);
         else
             relay(e, port, frame, len, &h, payload, NULL, -1);
@@ -637,7 +884,9 @@ void engine_rx_frame(engine *e, unsigned port, uint8_t *frame, size_t len)
         return;
     if (h.type == DCN_T_PATH_FAIL && !path_failure_acceptable(e, port, frame, &h, payload, &path, pos))
         return;
-    if (h.nhi == h.nhops)
+    if (h.nhi == h.nhops && h.dst != e->self)
+        e->c.drop_bad_path++; /* control messages are never segmented */
+    else if (h.nhi == h.nhops)
         deliver_local(e, port, &h, payload, &path);
     else
         relay(e, port, frame, len, &h, payload, &path, pos);
@@ -666,6 +915,10 @@ void engine_from_tun(engine *e, uint8_t *buf, size_t len)
     if ((k.proto == 6 || k.proto == 17) && (dcn_get16(ip + 6) & 0x3fff) == 0 && len >= ihl + 4) {
         k.src_port = dcn_get16(ip + ihl);
         k.dst_port = dcn_get16(ip + ihl + 2);
+    }
+    if (e->hier && e->container_of[dst] != e->container_of[e->self]) {
+        from_tun_hier(e, ip, len, dst, &k);
+        return;
     }
     const dcn_path *path = ps_route(e->ps, &k, dst, (uint32_t)len);
     const engine_tx_path *tp = path ? tx_path(e, path) : NULL;
@@ -754,6 +1007,8 @@ void engine_tick(engine *e)
     e->c.neighbor_down_events += neigh_expire(&e->nt, t, dead);
     update_rates(e, t);
     ps_tick(e->ps);
+    if (e->hier)
+        mdc_tick(e->hier, t);
 }
 
 void engine_carrier(engine *e, unsigned port, bool up)
