@@ -2,12 +2,11 @@
 
 #include "containers.h"
 #include "csum.h"
+#include "engine_internal.h"
 #include "topo/family.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-#define FAIL_RATE_LIMIT_MS 50
 
 static const uint8_t eth_broadcast[6] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
 
@@ -21,9 +20,9 @@ void engine_config_default(engine_config *c)
     c->mdcube_routing = ENGINE_MDCUBE_HIER;
 }
 
-static uint64_t now(engine *e) { return e->io.now_ms(e->io.ctx); }
+uint64_t eng_now(engine *e) { return e->io.now_ms(e->io.ctx); }
 
-static int tx(engine *e, unsigned port, const uint8_t *frame, size_t len)
+int eng_tx(engine *e, unsigned port, const uint8_t *frame, size_t len)
 {
     engine_port *p = &e->port[port];
     if (!p->present || e->io.send_frame(e->io.ctx, port, frame, len) < 0) {
@@ -36,14 +35,14 @@ static int tx(engine *e, unsigned port, const uint8_t *frame, size_t len)
     return 0;
 }
 
-static void put_eth(engine *e, uint8_t *frame, const uint8_t dst[6], unsigned port)
+void eng_put_eth(engine *e, uint8_t *frame, const uint8_t dst[6], unsigned port)
 {
     memcpy(frame, dst, 6);
     memcpy(frame + 6, e->port[port].mac, 6);
     dcn_put16(frame + 12, DCN_ETHERTYPE);
 }
 
-static bool hop_usable(const engine *e, const neigh_entry *ne)
+bool eng_hop_usable(const engine *e, const neigh_entry *ne)
 {
     return ne->valid && ne->up && e->port[ne->port].present && e->port[ne->port].carrier;
 }
@@ -60,7 +59,7 @@ uint32_t engine_port_avail(const engine *e, unsigned port, int out)
 /* The cable reported as failed when the hop from path position pos to the
  * next server (at next) is dead: our own cable when our port lost carrier,
  * otherwise the last cable into the next server. */
-static void failed_link(const engine *e, const dcn_path *p, int pos, int next, unsigned port, uint32_t *a,
+void eng_failed_link(const engine *e, const dcn_path *p, int pos, int next, unsigned port, uint32_t *a,
                         uint32_t *b)
 {
     if (!e->port[port].carrier) {
@@ -91,7 +90,7 @@ static void failed_link(const engine *e, const dcn_path *p, int pos, int next, u
 
 /* Builds a control frame in scratch (NHI = 1, first hop already taken) and
  * sends it along nha. Returns 0 when sent. */
-static int send_control(engine *e, uint8_t type, uint32_t dst, const uint8_t *nha, unsigned nhops,
+int eng_send_control(engine *e, uint8_t type, uint32_t dst, const uint8_t *nha, unsigned nhops,
                         uint32_t avail, const uint8_t *payload, size_t plen)
 {
     if (nhops == 0) {
@@ -99,7 +98,7 @@ static int send_control(engine *e, uint8_t type, uint32_t dst, const uint8_t *nh
         return -1;
     }
     neigh_entry *ne = &e->nt.e[nha[0]];
-    if (!hop_usable(e, ne)) {
+    if (!eng_hop_usable(e, ne)) {
         e->c.drop_next_hop_down++;
         return -1;
     }
@@ -110,9 +109,9 @@ static int send_control(engine *e, uint8_t type, uint32_t dst, const uint8_t *nh
         e->c.drop_too_long++;
         return -1;
     }
-    put_eth(e, e->scratch, ne->mac, ne->port);
+    eng_put_eth(e, e->scratch, ne->mac, ne->port);
     memcpy(e->scratch + DCN_ETH_HLEN + hl, payload, plen);
-    return tx(e, ne->port, e->scratch, DCN_ETH_HLEN + hl + plen);
+    return eng_tx(e, ne->port, e->scratch, DCN_ETH_HLEN + hl + plen);
 }
 
 /* ---- probes ---- */
@@ -152,13 +151,13 @@ static int io_send_probe(void *ctx, const dcn_flow_key *flow, uint32_t seq, cons
     uint8_t pl[DCN_PROBE_PAYLOAD];
     put_flow(pl, seq, flow);
     uint32_t avail = engine_port_avail(e, nha_port(nha[0]), 1);
-    if (send_control(e, DCN_T_PROBE, path->node[path->len - 1], nha, (unsigned)n, avail, pl, sizeof pl) < 0)
+    if (eng_send_control(e, DCN_T_PROBE, path->node[path->len - 1], nha, (unsigned)n, avail, pl, sizeof pl) < 0)
         return -1;
     e->c.probe_tx++;
     return 0;
 }
 
-static uint64_t io_now(void *ctx) { return now(ctx); }
+static uint64_t io_now(void *ctx) { return eng_now(ctx); }
 static uint32_t io_avail(void *ctx, uint16_t port, int out) { return engine_port_avail(ctx, port, out); }
 
 /* ---- setup ---- */
@@ -198,7 +197,7 @@ int engine_init(engine *e, const dcn_topo *t, uint32_t self, const engine_config
             return -1;
         }
     }
-    e->start_ms = now(e);
+    e->start_ms = eng_now(e);
     return 0;
 }
 
@@ -215,7 +214,7 @@ void engine_fini(engine *e)
 }
 
 /* The full path a header names, in O(nhops). */
-static nha_walk_result walk(engine *e, const dcn_hdr *h, dcn_path *path)
+nha_walk_result eng_walk(engine *e, const dcn_hdr *h, dcn_path *path)
 {
     if (++e->walk_stamp == 0) { /* wrapped: no entry may look visited */
         memset(e->walk_mark, 0, e->t->n_servers * sizeof *e->walk_mark);
@@ -233,7 +232,7 @@ static nha_walk_result walk(engine *e, const dcn_hdr *h, dcn_path *path)
  * our position in path. */
 static int check_path(engine *e, unsigned port, const dcn_hdr *h, dcn_path *path)
 {
-    switch (walk(e, h, path)) {
+    switch (eng_walk(e, h, path)) {
     case NHA_WALK_OK: break;
     case NHA_WALK_NOT_NEIGHBOR: e->c.drop_not_neighbor++; return -1;
     case NHA_WALK_LOOP: e->c.drop_loop++; return -1;
@@ -333,7 +332,7 @@ static int path_containers(const engine *e, const dcn_path *p, uint32_t *out)
 }
 
 /* The extension's flow id: FNV-1a of the 5-tuple. */
-static uint32_t flow_id(const dcn_flow_key *k)
+uint32_t eng_flow_id(const dcn_flow_key *k)
 {
     const uint8_t bytes[13] = {(uint8_t)(k->src_ip >> 24), (uint8_t)(k->src_ip >> 16), (uint8_t)(k->src_ip >> 8),
                                (uint8_t)k->src_ip, (uint8_t)(k->dst_ip >> 24), (uint8_t)(k->dst_ip >> 16),
@@ -393,7 +392,7 @@ static void on_hello(engine *e, unsigned port, const uint8_t *frame, const dcn_h
         return;
     }
     bool went_up = false;
-    if (h->src >= e->t->n_servers || neigh_on_hello(&e->nt, port, h->src, frame + 6, now(e), &went_up) < 0) {
+    if (h->src >= e->t->n_servers || neigh_on_hello(&e->nt, port, h->src, frame + 6, eng_now(e), &went_up) < 0) {
         e->c.drop_not_neighbor++;
         return;
     }
@@ -409,7 +408,7 @@ static void path_failure_payload(engine *e, const uint8_t *pl)
 {
     ps_on_path_failure(e->ps, dcn_get32(pl), dcn_get32(pl + 4));
     if (e->hier)
-        mdc_on_path_failure(e->hier, dcn_get32(pl), dcn_get32(pl + 4), now(e));
+        mdc_on_path_failure(e->hier, dcn_get32(pl), dcn_get32(pl + 4), eng_now(e));
 }
 
 static bool same_link(uint32_t a, uint32_t b, uint32_t u, uint32_t v) { return (a == u && b == v) || (a == v && b == u); }
@@ -485,12 +484,12 @@ static bool path_failure_acceptable(engine *e, unsigned port, const uint8_t *fra
     }
 }
 
-/* One control message per source (and owner) per FAIL_RATE_LIMIT_MS. */
-static bool failure_rate_ok(engine *e, uint32_t to)
+/* One control message per source (and owner) per ENGINE_FAIL_RATE_LIMIT_MS. */
+bool eng_failure_rate_ok(engine *e, uint32_t to)
 {
-    uint64_t t = now(e);
+    uint64_t t = eng_now(e);
     uint64_t *last = &e->fail_sent_ms[to & 255];
-    if (*last && t - *last < FAIL_RATE_LIMIT_MS) {
+    if (*last && t - *last < ENGINE_FAIL_RATE_LIMIT_MS) {
         e->c.drop_failure_rate_limited++;
         return false;
     }
@@ -499,7 +498,7 @@ static bool failure_rate_ok(engine *e, uint32_t to)
 }
 
 /* The NHAs from path position pos back to position to (to < pos). */
-static int encode_back(engine *e, const dcn_path *path, int pos, int to, uint8_t *nha)
+int eng_encode_back(engine *e, const dcn_path *path, int pos, int to, uint8_t *nha)
 {
     dcn_path back;
     back.len = 0;
@@ -514,19 +513,19 @@ static int encode_back(engine *e, const dcn_path *path, int pos, int to, uint8_t
 static void report_failure(engine *e, const dcn_hdr *h, const dcn_path *path, int pos, int next, unsigned port)
 {
     uint32_t a, b;
-    failed_link(e, path, pos, next, port, &a, &b);
+    eng_failed_link(e, path, pos, next, port, &a, &b);
     int owner = (h->flags & DCN_FLAG_SEGMENTED) ? nha_server_pos(e->t, path, h->seg_start) : 0;
     if (owner < 0 || owner > pos)
         return;
     if (owner == pos) { /* our own segment: repair it here */
         if (e->hier)
-            mdc_link_down(e->hier, a, b, now(e));
+            mdc_link_down(e->hier, a, b, eng_now(e));
         return;
     }
-    if (!failure_rate_ok(e, path->node[owner]))
+    if (!eng_failure_rate_ok(e, path->node[owner]))
         return;
     uint8_t nha[DCN_MAX_HOPS];
-    int n = encode_back(e, path, pos, owner, nha);
+    int n = eng_encode_back(e, path, pos, owner, nha);
     if (n <= 0)
         return;
     uint8_t pl[DCN_FAIL_PAYLOAD] = {0};
@@ -534,27 +533,8 @@ static void report_failure(engine *e, const dcn_hdr *h, const dcn_path *path, in
     dcn_put32(pl + 4, b);
     pl[8] = h->type;
     dcn_put16(pl + 10, h->pkt_id);
-    if (send_control(e, DCN_T_PATH_FAIL, path->node[owner], nha, (unsigned)n, 0, pl, sizeof pl) == 0)
+    if (eng_send_control(e, DCN_T_PATH_FAIL, path->node[owner], nha, (unsigned)n, 0, pl, sizeof pl) == 0)
         e->c.path_failure_tx++;
-}
-
-/* MDCube: no route from our container to the next one (its fibre is
- * down): "destination unreachable" to the source along the reverse path. */
-static void send_unreach(engine *e, const dcn_hdr *h, const dcn_path *path, int pos, uint32_t next_c)
-{
-    if (pos <= 0 || !failure_rate_ok(e, h->src))
-        return;
-    uint8_t nha[DCN_MAX_HOPS];
-    int n = encode_back(e, path, pos, 0, nha);
-    if (n <= 0)
-        return;
-    uint8_t pl[DCN_UNREACH_PAYLOAD];
-    dcn_put32(pl, h->flow_id);
-    dcn_put32(pl + 4, h->dst);
-    dcn_put32(pl + 8, e->container_of[e->self]);
-    dcn_put32(pl + 12, next_c);
-    if (send_control(e, DCN_T_UNREACH, h->src, nha, (unsigned)n, 0, pl, sizeof pl) == 0)
-        e->c.unreach_tx++;
 }
 
 static void deliver_local(engine *e, unsigned port, const dcn_hdr *h, const uint8_t *payload,
@@ -587,7 +567,7 @@ static void deliver_local(engine *e, unsigned port, const dcn_hdr *h, const uint
         dcn_path_reverse(&back);
         uint8_t nha[DCN_MAX_HOPS];
         int n = nha_encode_path(e->t, &back, nha, DCN_MAX_HOPS);
-        if (n > 0 && send_control(e, DCN_T_PROBE_RESP, h->src, nha, (unsigned)n, avail, payload,
+        if (n > 0 && eng_send_control(e, DCN_T_PROBE_RESP, h->src, nha, (unsigned)n, avail, payload,
                                   DCN_PROBE_PAYLOAD) == 0)
             e->c.probe_resp_tx++;
         return;
@@ -616,7 +596,7 @@ static void deliver_local(engine *e, unsigned port, const dcn_hdr *h, const uint
             return;
         }
         if (!e->hier || !mdc_on_unreach(e->hier, dcn_get32(payload + 4), dcn_get32(payload), dcn_get32(payload + 8),
-                                        dcn_get32(payload + 12), now(e))) {
+                                        dcn_get32(payload + 12), eng_now(e))) {
             e->c.drop_fail_unknown_flow++;
             return;
         }
@@ -639,13 +619,13 @@ static void relay(engine *e, unsigned port, uint8_t *frame, size_t len, const dc
         e->c.path_failure_overheard++;
         path_failure_payload(e, payload);
     }
-    if (!hop_usable(e, ne)) {
+    if (!eng_hop_usable(e, ne)) {
         e->c.drop_next_hop_down++;
         if (h->type != DCN_T_DATA && h->type != DCN_T_PROBE)
             return;
         dcn_path walked;
         if (!path) { /* a data frame from the cache: walk its path now (it was valid) */
-            if (walk(e, h, &walked) != NHA_WALK_OK)
+            if (eng_walk(e, h, &walked) != NHA_WALK_OK)
                 return;
             path = &walked;
             pos = nha_server_pos(e->t, path, h->nhi);
@@ -662,161 +642,10 @@ static void relay(engine *e, unsigned port, uint8_t *frame, size_t len, const dc
     if (h->flags & DCN_FLAG_MDCUBE)
         advance_container(e, hdr, h, ne->node);
     dcn_hdr_set_nhi(hdr, (uint8_t)(h->nhi + 1));
-    put_eth(e, frame, ne->mac, ne->port);
+    eng_put_eth(e, frame, ne->mac, ne->port);
     e->c.rx_ok++;
     e->c.relayed++;
-    tx(e, ne->port, frame, len);
-}
-
-/* The first hop of a segment we computed is dead: the link to avoid. */
-static void dead_first_hop(engine *e, const mdc_entry *x, unsigned port, uint32_t *a, uint32_t *b)
-{
-    dcn_path p;
-    p.len = x->seg_len;
-    memcpy(p.node, x->seg, x->seg_len * sizeof x->seg[0]);
-    failed_link(e, &p, 0, nha_server_pos(e->t, &p, 1), port, a, b);
-}
-
-/* A segment (src, dst, flow id) of ours whose first hop is usable, or NULL:
- * a dead first hop is learned and the segment computed again, once. */
-static const mdc_entry *usable_segment(engine *e, const mdc_entry *(*get)(engine *, const dcn_hdr *), const dcn_hdr *h)
-{
-    for (int attempt = 0; attempt < 3; attempt++) {
-        const mdc_entry *x = get(e, h);
-        if (!x)
-            return NULL;
-        const neigh_entry *ne = &e->nt.e[x->nha[0]];
-        if (hop_usable(e, ne))
-            return x;
-        uint32_t a, b;
-        dead_first_hop(e, x, ne->port, &a, &b);
-        mdc_link_down(e->hier, a, b, now(e));
-    }
-    return NULL;
-}
-
-/* The containers a segmented header still has to cross, from its index;
- * a listed container we are already in counts as reached. */
-static unsigned rest_of(const engine *e, const dcn_hdr *h, const uint32_t **rest)
-{
-    unsigned i = h->container_idx;
-    while (i < h->n_containers && h->container[i] == e->container_of[e->self])
-        i++;
-    *rest = h->container + i;
-    return h->n_containers - i;
-}
-
-static const mdc_entry *relay_segment(engine *e, const dcn_hdr *h)
-{
-    const uint32_t *rest;
-    unsigned nrest = rest_of(e, h, &rest);
-    return mdc_relay(e->hier, h->src, h->dst, h->flow_id, rest, nrest, now(e));
-}
-
-/* The header of an MDCube data packet sent on the first hop of segment x:
- * h with x's NHAs appended (the source's h has none) into nha[], NHI at the
- * first of them, the segment start there and the container index past a
- * container the first hop enters. False when the path grows too long. */
-static bool segment_header(engine *e, const dcn_hdr *h, const mdc_entry *x, uint8_t *nha, dcn_hdr *out)
-{
-    unsigned nhops = (unsigned)h->nhops + x->seg_hops;
-    if (nhops > DCN_MAX_HOPS) {
-        e->c.drop_too_long++;
-        return false;
-    }
-    if (h->nhops)
-        memcpy(nha, h->nha, h->nhops);
-    memcpy(nha + h->nhops, x->nha, x->seg_hops);
-    *out = *h;
-    out->flags |= DCN_FLAG_MDCUBE | DCN_FLAG_SEGMENTED;
-    out->nhops = (uint8_t)nhops;
-    out->nha = nha;
-    out->nhi = (uint8_t)(h->nhops + 1);
-    out->seg_start = h->nhops;
-    const uint32_t *rest;
-    unsigned nrest = rest_of(e, h, &rest);
-    out->container_idx = (uint8_t)(h->n_containers - nrest);
-    if (nrest && e->container_of[e->nt.e[x->nha[0]].node] == rest[0])
-        out->container_idx++;
-    return true;
-}
-
-/* A relay's segment: the new header in scratch, the payload copied after it. */
-static void send_segment(engine *e, const dcn_hdr *h, const mdc_entry *x, const uint8_t *payload)
-{
-    uint8_t nha[DCN_MAX_HOPS];
-    dcn_hdr out;
-    if (!segment_header(e, h, x, nha, &out))
-        return;
-    const neigh_entry *ne = &e->nt.e[x->nha[0]];
-    size_t cap = sizeof e->scratch - DCN_ETH_HLEN;
-    if (h->payload_len > cap)
-        return;
-    size_t hl = dcn_hdr_encode(&out, e->scratch + DCN_ETH_HLEN, cap - h->payload_len);
-    if (!hl) {
-        e->c.drop_too_long++;
-        return;
-    }
-    memcpy(e->scratch + DCN_ETH_HLEN + hl, payload, h->payload_len);
-    put_eth(e, e->scratch, ne->mac, ne->port);
-    if (tx(e, ne->port, e->scratch, DCN_ETH_HLEN + hl + h->payload_len) == 0)
-        e->c.segment_extended++;
-}
-
-static const mdc_entry *source_segment(engine *e, const dcn_hdr *h)
-{
-    return mdc_source(e->hier, h->dst, h->flow_id, now(e));
-}
-
-/* From TUN to another container, hierarchical routing: our segment of the
- * flow's random jump, the header written into the headroom before ip. */
-static void from_tun_hier(engine *e, uint8_t *ip, size_t len, uint32_t dst, const dcn_flow_key *k)
-{
-    dcn_hdr h = {.type = DCN_T_DATA, .src = e->self, .dst = dst, .pkt_id = e->next_pkt_id++,
-                 .proto = DCN_PROTO_IPV4, .payload_len = (uint16_t)len, .flow_id = flow_id(k),
-                 .flags = DCN_FLAG_MDCUBE | DCN_FLAG_SEGMENTED};
-    const mdc_entry *x = usable_segment(e, source_segment, &h);
-    if (!x) {
-        e->c.drop_no_route++;
-        return;
-    }
-    h.n_containers = x->n_containers;
-    memcpy(h.container, x->container, x->n_containers * sizeof x->container[0]);
-    uint8_t nha[DCN_MAX_HOPS];
-    dcn_hdr out;
-    if (!segment_header(e, &h, x, nha, &out))
-        return;
-    size_t hl = dcn_hdr_len(&out);
-    uint8_t *frame = ip - hl - DCN_ETH_HLEN;
-    dcn_hdr_encode(&out, frame + DCN_ETH_HLEN, hl);
-    const neigh_entry *ne = &e->nt.e[x->nha[0]];
-    put_eth(e, frame, ne->mac, ne->port);
-    e->c.tx_data_from_tun++;
-    tx(e, ne->port, frame, DCN_ETH_HLEN + hl + len);
-}
-
-/* A segmented MDCube packet reached the end of its segment here: route it
- * on through our container (docs/protocol.md), or tell the source that the
- * next container cannot be reached. */
-static void extend_segment(engine *e, const dcn_hdr *h, const uint8_t *payload)
-{
-    if (!e->hier) {
-        e->c.drop_bad_path++;
-        return;
-    }
-    const mdc_entry *x = usable_segment(e, relay_segment, h);
-    if (x) {
-        e->c.rx_ok++;
-        send_segment(e, h, x, payload);
-        return;
-    }
-    e->c.drop_no_segment++;
-    dcn_path path;
-    if (walk(e, h, &path) != NHA_WALK_OK)
-        return;
-    const uint32_t *rest;
-    unsigned nrest = rest_of(e, h, &rest);
-    send_unreach(e, h, &path, (int)path.len - 1, nrest ? rest[0] : e->container_of[h->dst]);
+    eng_tx(e, ne->port, frame, len);
 }
 
 void engine_rx_frame(engine *e, unsigned port, uint8_t *frame, size_t len)
@@ -869,7 +698,7 @@ void engine_rx_frame(engine *e, unsigned port, uint8_t *frame, size_t len)
         if (!data_path_ok(e, port, &h))
             return;
         if (h.nhi == h.nhops && h.dst != e->self && (h.flags & DCN_FLAG_SEGMENTED))
-            extend_segment(e, &h, payload);
+            engine_mdc_extend(e, &h, payload);
         else if (h.nhi == h.nhops && h.dst != e->self)
             e->c.drop_bad_path++; /* a cached walk of a segmented twin */
         else if (h.nhi == h.nhops)
@@ -917,7 +746,7 @@ void engine_from_tun(engine *e, uint8_t *buf, size_t len)
         k.dst_port = dcn_get16(ip + ihl + 2);
     }
     if (e->hier && e->container_of[dst] != e->container_of[e->self]) {
-        from_tun_hier(e, ip, len, dst, &k);
+        engine_mdc_from_tun(e, ip, len, dst, &k);
         return;
     }
     const dcn_path *path = ps_route(e->ps, &k, dst, (uint32_t)len);
@@ -927,10 +756,10 @@ void engine_from_tun(engine *e, uint8_t *buf, size_t len)
         return;
     }
     neigh_entry *ne = &e->nt.e[tp->nha[0]];
-    if (!hop_usable(e, ne)) {
+    if (!eng_hop_usable(e, ne)) {
         e->c.drop_next_hop_down++;
         uint32_t a, b;
-        failed_link(e, path, 0, (int)tp->first_pos, ne->port, &a, &b);
+        eng_failed_link(e, path, 0, (int)tp->first_pos, ne->port, &a, &b);
         ps_on_path_failure(e->ps, a, b);
         return;
     }
@@ -945,14 +774,14 @@ void engine_from_tun(engine *e, uint8_t *buf, size_t len)
         h.n_containers = (uint8_t)tp->n_containers;
         memcpy(h.container, tp->container, (size_t)tp->n_containers * sizeof h.container[0]);
         h.container_idx = tp->container_idx;
-        h.flow_id = flow_id(&k);
+        h.flow_id = eng_flow_id(&k);
     }
     size_t hl = dcn_hdr_len(&h);
     uint8_t *frame = ip - hl - DCN_ETH_HLEN;
     dcn_hdr_encode(&h, frame + DCN_ETH_HLEN, hl);
-    put_eth(e, frame, ne->mac, ne->port);
+    eng_put_eth(e, frame, ne->mac, ne->port);
     e->c.tx_data_from_tun++;
-    tx(e, ne->port, frame, DCN_ETH_HLEN + hl + len);
+    eng_tx(e, ne->port, frame, DCN_ETH_HLEN + hl + len);
 }
 
 /* ---- timers and links ---- */
@@ -965,12 +794,12 @@ static void send_hello(engine *e, unsigned port)
     dcn_hdr h = {.type = DCN_T_HELLO, .src = e->self, .dst = DCN_BROADCAST_ADDR, .pkt_id = e->next_pkt_id++,
                  .payload_len = DCN_HELLO_PAYLOAD, .nha = NULL};
     size_t hl = dcn_hdr_encode(&h, f + DCN_ETH_HLEN, sizeof e->scratch - DCN_ETH_HLEN);
-    put_eth(e, f, eth_broadcast, port);
+    eng_put_eth(e, f, eth_broadcast, port);
     uint8_t *pl = f + DCN_ETH_HLEN + hl;
     memset(pl, 0, DCN_HELLO_PAYLOAD);
     pl[0] = (uint8_t)port;
     dcn_put16(pl + 2, (uint16_t)(e->cfg.hello_ms > 0xffff ? 0xffff : e->cfg.hello_ms));
-    if (tx(e, port, f, DCN_ETH_HLEN + hl + DCN_HELLO_PAYLOAD) == 0)
+    if (eng_tx(e, port, f, DCN_ETH_HLEN + hl + DCN_HELLO_PAYLOAD) == 0)
         e->c.hello_tx++;
 }
 
@@ -978,7 +807,7 @@ void engine_send_hellos(engine *e)
 {
     for (unsigned p = 0; p < e->nports; p++)
         send_hello(e, p);
-    e->last_hello_ms = now(e);
+    e->last_hello_ms = eng_now(e);
 }
 
 static void update_rates(engine *e, uint64_t t)
@@ -998,7 +827,7 @@ static void update_rates(engine *e, uint64_t t)
 
 void engine_tick(engine *e)
 {
-    uint64_t t = now(e);
+    uint64_t t = eng_now(e);
     /* a few ms of slack: a tick that fires just early must not push the
      * hello a whole tick late */
     if (t - e->last_hello_ms + 5 >= e->cfg.hello_ms)
