@@ -131,23 +131,29 @@ def main():
         "ficonn_order_n48": by_n["48"]["ficonn_servers"], "ficonn_order_n16": by_n["16"]["ficonn_servers"],
         "order_ratio_range_n8_16": [min(r["order_ratio_bcn_ficonn"] for r in small),
                                     max(r["order_ratio_bcn_ficonn"] for r in small)],
-        "bcn_cut_equals_theorem10": all(r["bcn_bisection_cut"] == r["paper_formula_bcn_bisection"] for r in rows),
+        "bcn_cut_equals_theorem10_when_alpha_beta_even": all(
+            r["bcn_bisection_cut"] == r["paper_formula_bcn_bisection"] for r in rows
+            if r["bcn_best_alpha"] * (r["n"] - r["bcn_best_alpha"]) % 2 == 0),
+        "bcn_cut_minus_theorem10_when_alpha_beta_odd": sorted({
+            r["bcn_bisection_cut"] - r["paper_formula_bcn_bisection"] for r in rows
+            if r["bcn_best_alpha"] * (r["n"] - r["bcn_best_alpha"]) % 2 == 1}),
         "hcn_cut_equals_n2_over_4": all(r["hcn_bisection_cut"] == r["paper_formula_hcn_bisection"] for r in rows),
         "ficonn_cut_at_least_N_over_16": all(r["ficonn_bisection_cut"] >= r["paper_formula_ficonn_bisection_min"]
                                              for r in rows),
-        "hcn_smaller_than_ficonn_in_order_and_cut": all(r["hcn_servers"] < r["ficonn_servers"]
-                                                        and r["hcn_bisection_cut"] < r["ficonn_bisection_cut"]
-                                                        for r in rows),
+        "hcn_order_below_ficonn_for_n": [r["n"] for r in rows if r["hcn_servers"] < r["ficonn_servers"]],
+        "hcn_order_above_ficonn_for_n": [r["n"] for r in rows if r["hcn_servers"] > r["ficonn_servers"]],
+        "hcn_cut_below_ficonn_cut_for_every_n": all(r["hcn_bisection_cut"] < r["ficonn_bisection_cut"] for r in rows),
         "bcn_larger_than_ficonn_in_order_and_cut": all(r["order_ratio_bcn_ficonn"] > 1
                                                        and r["bisection_ratio_bcn_ficonn"] > 1 for r in rows),
         "by_n": by_n}
     headline = {"measured": "best BCN n=32: %d (alpha %d), n=48: %d (alpha %d); FiConn(48,2) %d; ratio n=8..16 "
-                "%.4f..%.4f; BCN cut = Th.10: %s; HCN < FiConn < BCN (order, cut): %s"
+                "%.4f..%.4f; BCN cut = Th.10 (alpha*beta even): %s; BCN > FiConn (order, cut): %s; "
+                "HCN(n,2) order above FiConn(n,2) for n = %s"
                 % (measured["bcn_best_order_n32"], measured["bcn_best_alpha_n32"], measured["bcn_best_order_n48"],
                    measured["bcn_best_alpha_n48"], measured["ficonn_order_n48"], *measured["order_ratio_range_n8_16"],
-                   measured["bcn_cut_equals_theorem10"],
-                   measured["hcn_smaller_than_ficonn_in_order_and_cut"]
-                   and measured["bcn_larger_than_ficonn_in_order_and_cut"]),
+                   measured["bcn_cut_equals_theorem10_when_alpha_beta_even"],
+                   measured["bcn_larger_than_ficonn_in_order_and_cut"],
+                   ",".join(map(str, measured["hcn_order_above_ficonn_for_n"])) or "none"),
                 "paper": "155,904 (alpha 21, n=32), 787,968 (alpha 32, n=48); FiConn(48,2) 361,200; ratio 1.4545..1.849"}
     L.write_summary(out, "sim-hcn-bcn-table2", measured, PAPER, [], {"headline": headline,
                     "tool": "dcn-topo (agent/src/cli): built networks of the dcntopo library",
