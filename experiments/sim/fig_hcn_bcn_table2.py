@@ -12,8 +12,14 @@ Measured on the library's built networks (dcn-topo):
              g_2 copies of FiConn(n,1); HCN: the n copies of HCN(n,1)), counted
              on the exported wiring. This is an upper bound on the bisection
              width (the minimum over balanced cuts), the cut the paper's proofs use.
-The paper's formulas and quoted numbers are in the paper_* columns only.
-Path diversity (Table 2's third column) is given as the paper's formula only."""
+  path diversity  the size of the library's parallel path set (HCN: Lemma 1;
+             BCN: its construction, max-flow across copies) for PAIRS random
+             pairs of servers on different switches, checked for pairwise
+             disjoint intermediate servers; the minimum over the pairs.
+             FiConn has no path set in the library: not measured.
+The paper's formulas and quoted numbers are in the paper_* columns only."""
+import json
+import random
 import re
 import subprocess
 import sys
@@ -22,6 +28,7 @@ import simlib as L
 
 NS = [8, 10, 12, 14, 16, 32, 48]
 FIG7_NS = [32, 48]
+PAIRS = 20
 PAPER = {"bcn_best_order": {"32": 155904, "48": 787968}, "bcn_best_alpha": {"32": 21, "48": 32},
          "ficonn_order": {"48": 361200, "16": 5327},
          "order_ratio_bcn_over_ficonn_range_n8_16": [1.4545, 1.849],
@@ -39,7 +46,6 @@ LINK = re.compile(r'"a": "(h[^"]*)".*"b": "(h[^"]*)".*"kind": "server-server"')
 
 
 def topo_json(words):
-    import json
     out = subprocess.run(["nice", "-n", "19", L.TOPO] + words, capture_output=True, text=True)
     if out.returncode != 0:
         sys.exit(f"fig_hcn_bcn_table2: {' '.join(words)}: {out.stderr.strip()}")
@@ -67,10 +73,12 @@ def half_cut(family, words, units):
     proc = subprocess.Popen(["nice", "-n", "19", L.TOPO, "export"] + words, stdout=subprocess.PIPE, text=True)
     cut = 0
     side = [0, 0]
+    names = []
     for line in proc.stdout:
         if '"ports"' in line and line.lstrip().startswith('{"id"') and '"name": "h' in line:
             name = line.split('"name": "', 1)[1].split('"', 1)[0]
             side[top_unit(family, name) >= lim] += 1
+            names.append(name)
             continue
         m = LINK.search(line)
         if m:
@@ -78,7 +86,26 @@ def half_cut(family, words, units):
             cut += a != b
     if proc.wait() != 0:
         sys.exit(f"fig_hcn_bcn_table2: export {' '.join(words)} failed")
-    return cut, side
+    return cut, side, names
+
+
+def path_diversity(words, names, pairs, seed):
+    """(min paths, all disjoint?) of the library's path set over `pairs`
+    random server pairs on different switches."""
+    rng = random.Random(seed)
+    sizes, disjoint = [], True
+    while len(sizes) < pairs:
+        a, b = rng.sample(names, 2)
+        ps = topo_json(["paths"] + words + [a, b, "--algo", "pathset"])["paths"]
+        if ps[0][1] == ps[0][-2]:  # same switch: one hop, no diversity to measure
+            continue
+        inner = [set(x for x in p[1:-1] if x.startswith("h")) for p in ps]
+        seen = set()
+        for i in inner:
+            disjoint &= not (i & seen)
+            seen |= i
+        sizes.append(len(ps))
+    return min(sizes), disjoint
 
 
 def ficonn_g2(n):
@@ -104,9 +131,12 @@ def main():
         hw = ["hcn", f"n={n}", "h=2"]
         nf, nh = order(fw), order(hw)
         L.log(f"n = {n}: cuts of BCN({best},{beta},1,1), FiConn({n},2), HCN({n},2)")
-        cb, sb = half_cut("bcn", bw, best * beta + 1)
-        cf, sf = half_cut("ficonn", fw, ficonn_g2(n))
-        ch, sh = half_cut("hcn", hw, n)
+        cb, sb, nb = half_cut("bcn", bw, best * beta + 1)
+        cf, sf, _ = half_cut("ficonn", fw, ficonn_g2(n))
+        ch, sh, nh_names = half_cut("hcn", hw, n)
+        pairs = PAIRS if n <= 16 else PAIRS // 4
+        db, djb = path_diversity(bw, nb, pairs, n)
+        dh, djh = path_diversity(hw, nh_names, pairs, n)
         ab = best * beta
         rows.append({
             "n": n, "bcn_best_alpha": best, "bcn_servers": orders[best], "ficonn_servers": nf, "hcn_servers": nh,
@@ -115,6 +145,8 @@ def main():
             "ficonn_bisection_cut": cf, "ficonn_cut_sides": f"{sf[0]}/{sf[1]}",
             "hcn_bisection_cut": ch, "hcn_cut_sides": f"{sh[0]}/{sh[1]}",
             "bisection_ratio_bcn_ficonn": round(cb / cf, 4),
+            "bcn_path_set_min": db, "bcn_path_set_disjoint": djb, "hcn_path_set_min": dh,
+            "hcn_path_set_disjoint": djh, "path_set_pairs": pairs,
             "paper_best_alpha_2n_over_3": round(2 * n / 3, 2),
             "paper_formula_bcn_servers": best * n * (ab + 1), "paper_formula_hcn_servers": n ** 3,
             "paper_formula_bcn_bisection": (ab + 2) * ab / 4, "paper_formula_ficonn_bisection_min": nf / 16,
@@ -143,6 +175,9 @@ def main():
         "hcn_order_below_ficonn_for_n": [r["n"] for r in rows if r["hcn_servers"] < r["ficonn_servers"]],
         "hcn_order_above_ficonn_for_n": [r["n"] for r in rows if r["hcn_servers"] > r["ficonn_servers"]],
         "hcn_cut_below_ficonn_cut_for_every_n": all(r["hcn_bisection_cut"] < r["ficonn_bisection_cut"] for r in rows),
+        "path_sets_equal_paper_diversity_and_disjoint": all(
+            r["bcn_path_set_min"] == r["paper_path_diversity_bcn"] and r["hcn_path_set_min"] ==
+            r["paper_path_diversity_hcn"] and r["bcn_path_set_disjoint"] and r["hcn_path_set_disjoint"] for r in rows),
         "bcn_larger_than_ficonn_in_order_and_cut": all(r["order_ratio_bcn_ficonn"] > 1
                                                        and r["bisection_ratio_bcn_ficonn"] > 1 for r in rows),
         "by_n": by_n}
