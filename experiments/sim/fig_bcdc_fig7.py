@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """BCDC paper Fig. 7: path failure ratio under random server or switch
-failures, 0-20 %, in B_8 (the figure; the text's B_9 is left out on this shared box). The paper leaves
+failures, 0-20 %, in B_8 (the figure) and B_9 (the text). The paper leaves
 the metric undefined, so two are measured over all live ordered pairs:
   - oblivious: BRouting's fault-free path crosses a failure (no repair);
   - informed: no live path exists at all (the source knows the failures,
@@ -16,7 +16,7 @@ PAPER = {"path_failure_ratio_10pct_server_failures_B8": 0.097, "path_failure_rat
 def main():
     out = L.results_dir("sim-bcdc-fig7")
     rows, meas = [], {"ratios": L.RATIOS}
-    for n in (8,):
+    for n in (8, 9):
         for kind in ("server", "switch"):
             for metric, routing in (("oblivious", "brouting"), ("informed", "shortest")):
                 r, _, _ = L.run_sim(["bcdc", f"n={n}"], routing, kind, L.RATIOS, SEEDS)
@@ -30,11 +30,12 @@ def main():
     plt = L.pyplot()
     fig, ax = plt.subplots(figsize=(5.2, 3.6))
     xs = [100 * r for r in L.RATIOS]
-    for kind, mk in (("server", "o"), ("switch", "s")):
-        ax.plot(xs, [100 * v for v in meas[f"B8_{kind}_oblivious"]], mk + "-", ms=4,
-                label=f"B_8 {kind}, BRouting without repair")
-        ax.plot(xs, [100 * v for v in meas[f"B8_{kind}_informed"]], mk + "--", ms=4,
-                label=f"B_8 {kind}, no live path")
+    for n, col in ((8, "C0"), (9, "C1")):
+        for kind, mk in (("server", "o"), ("switch", "s")):
+            ax.plot(xs, [100 * v for v in meas[f"B{n}_{kind}_oblivious"]], mk + "-", color=col, ms=4,
+                    label=f"B_{n} {kind}, BRouting without repair")
+            ax.plot(xs, [100 * v for v in meas[f"B{n}_{kind}_informed"]], mk + "--", color=col, ms=4,
+                    label=f"B_{n} {kind}, no live path")
     ax.plot([10, 20, 20], [9.7, 18.2, 29.6], "kx", ms=8, label="paper (server 10 %, bounds at 20 %)")
     ax.set_xlabel("Failure ratio (%)")
     ax.set_ylabel("Path failure ratio (%)")

@@ -1,19 +1,18 @@
 /* BCDC fidelity and speed (notes: /work/shared/notes/bcdc.md):
- *   1. Table 1 for n = 3..10: BRouting's mean and stdev of hop count over all
- *      ordered pairs, against all-pairs BFS and the paper, and ABT = 2N/L.
- *   2. BFRouting under random server faults, 1 <= |F| <= 2n-3, n = 4..10: how
+ *   1. BFRouting under random server faults, 1 <= |F| <= 2n-3, n = 4..10: how
  *      often the recursion itself finds the path, its excess over the BFS
  *      distance in B_n - F, and the corrected Thm 8 bound.
- *   3. Fig. 7-style path failure under random server or switch failures in
+ *   2. Fig. 7-style path failure under random server or switch failures in
  *      B_8 and B_9 (20 runs x 1000 live pairs per ratio): the share of pairs
  *      whose fault-oblivious BRouting path crosses a failure, and the share
  *      that no path connects at all (BFRouting finds a path for every other).
- *   4. Time per call (ns) of brouting, bfrouting (|F| = 2n-3) and pathset.
+ *   3. Time per call (ns) of brouting, bfrouting (|F| = 2n-3) and pathset.
+ * Table 1 (mean and stdev of path lengths) is reproduced by dcn-sim:
+ * experiments/sim/fig_bcdc_table1.py, results/sim-bcdc-table1/.
  *
- * usage: bench_bcdc [--out FILE | --no-save]
- * Prints the report and, from a Release build, saves it to
- * results/bench/bcdc.txt (or FILE). */
-#include <math.h>
+ * usage: bench_bcdc [--out DIR | --no-save]
+ * Prints the report and, from a Release build without sanitizers, saves it
+ * as results/sim-bcdc-bench/bench.txt with summary.json beside it (or in DIR). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +26,14 @@
 #include "topo/topo.h"
 
 static volatile uint64_t sink;
+
+/* The figures summary.json reports, filled by the sections. */
+static struct {
+    uint64_t cases, by_rec, fallback, over;
+    uint32_t max_excess;
+    double hit[2][2][2], cut[2][2][2]; /* [n - 8][servers, switches][10 %, 20 %] */
+    double ns_n10[3];                  /* brouting, bfrouting, pathset at n = 10 */
+} summ;
 
 static double median(double *v, size_t n) { return bench_quantile(v, n, 0.5); }
 
@@ -102,46 +109,9 @@ static void live_pair(const faults *x, const dcn_topo *t, dcn_rng *rng, uint32_t
     } while (*u == *v || x->f.node_down[*u] || x->f.node_down[*v]);
 }
 
-static void table1(FILE *o)
-{
-    static const double paper[][2] = {{1.67, 0.54}, {2.11, 0.72}, {2.49, 0.77}, {2.90, 0.86},
-                                      {3.26, 0.88}, {3.66, 0.96}, {4.00, 0.97}, {4.40, 1.05}};
-    fprintf(o, "1. Table 1: BRouting hop count over all ordered pairs (population stdev)\n");
-    fprintf(o, "%3s %6s %12s %8s %8s %12s %12s %10s %9s\n", "n", "N", "pairs", "mean", "stdev", "paper mean",
-            "paper stdev", "!= BFS", "ABT=2N/L");
-    for (unsigned n = 3; n <= 10; n++) {
-        dcn_topo t;
-        build(&t, n);
-        const bcdc_state *st = t.priv;
-        bcdc_region all = {n, 0, false};
-        uint32_t ns = t.n_servers, *hops = malloc(ns * sizeof *hops);
-        uint64_t sum = 0, sq = 0, pairs = 0, differ = 0;
-        dcn_path p;
-        for (uint32_t u = 0; u < ns; u++) {
-            dcn_bfs_server_distances(&t, u, NULL, NULL, hops);
-            for (uint32_t v = 0; v < ns; v++) {
-                if (u == v)
-                    continue;
-                bcdc_brouting(st, all, u, v, &p);
-                uint64_t len = p.len - 1;
-                differ += len != hops[v];
-                sum += len;
-                sq += len * len;
-                pairs++;
-            }
-        }
-        double mean = (double)sum / (double)pairs, sd = sqrt((double)sq / (double)pairs - mean * mean);
-        fprintf(o, "%3u %6u %12llu %8.4f %8.4f %12.2f %12.2f %10llu %9.2f\n", n, ns, (unsigned long long)pairs, mean,
-                sd, paper[n - 3][0], paper[n - 3][1], (unsigned long long)differ, 2.0 * ns / mean);
-        free(hops);
-        dcn_topo_free(&t);
-    }
-    fprintf(o, "\n");
-}
-
 static void bfrouting_quality(FILE *o)
 {
-    fprintf(o, "2. BFRouting, random server faults 1 <= |F| <= 2n-3, random live pairs\n");
+    fprintf(o, "1. BFRouting, random server faults 1 <= |F| <= 2n-3, random live pairs\n");
     fprintf(o, "   excess = hops - BFS distance in B_n - F; bound = 6m + ceil((n-m+1)/2) + 1, m = floor(log2|F|)+1\n");
     fprintf(o, "%3s %7s %11s %9s %11s %11s %10s %13s\n", "n", "cases", "recursion", "fallback", "mean excess",
             "max excess", "max hops", "over bound");
@@ -178,6 +148,11 @@ static void bfrouting_quality(FILE *o)
             int bound = 6 * (int)m + ((int)n - (int)m + 2) / 2 + 1;
             over += (int)h > bound;
         }
+        summ.cases += cases;
+        summ.by_rec += by_rec;
+        summ.fallback += fallback;
+        summ.over += over;
+        summ.max_excess = max_excess > summ.max_excess ? max_excess : summ.max_excess;
         fprintf(o, "%3u %7u %10.2f%% %9u %11.3f %11u %10u %13u\n", n, cases, 100.0 * by_rec / cases, fallback,
                 (double)excess / cases, max_excess, max_hops, over);
         free(hops);
@@ -190,7 +165,7 @@ static void bfrouting_quality(FILE *o)
 static void failure_ratio(FILE *o)
 {
     static const unsigned pct[] = {0, 1, 2, 5, 10, 15, 20};
-    fprintf(o, "3. Path failure under random failures (20 runs x 1000 random live pairs per point)\n");
+    fprintf(o, "2. Path failure under random failures (20 runs x 1000 random live pairs per point)\n");
     fprintf(o, "   hit = BRouting's fault-oblivious path crosses a failure; cut = no path exists at all;\n");
     fprintf(o, "   BFRouting (server faults) / BFS baseline (switch faults) found a path for every pair not cut\n");
     fprintf(o, "%3s %8s %6s %10s %10s\n", "n", "failed", "pct", "hit", "cut");
@@ -229,6 +204,10 @@ static void failure_ratio(FILE *o)
                         total++;
                     }
                 }
+                if (pct[i] == 10 || pct[i] == 20) {
+                    summ.hit[n - 8][kind][pct[i] == 20] = (double)hit / (double)total;
+                    summ.cut[n - 8][kind][pct[i] == 20] = (double)cut / (double)total;
+                }
                 fprintf(o, "%3u %8s %5u%% %9.2f%% %9.2f%%\n", n, kind == 0 ? "servers" : "switches", pct[i],
                         100.0 * hit / total, 100.0 * cut / total);
             }
@@ -242,7 +221,7 @@ static void failure_ratio(FILE *o)
 
 static void timing(FILE *o)
 {
-    fprintf(o, "4. Time per call, ns (median over destinations; each timed as a batch of 16 calls)\n");
+    fprintf(o, "3. Time per call, ns (median over destinations; each timed as a batch of 16 calls)\n");
     fprintf(o, "%3s %14s %22s %22s %14s\n", "n", "brouting", "bfrouting |F|=2n-3", "pathset (2n-2)", "one BFS path");
     dcn_rng rng;
     dcn_rng_seed(&rng, 3);
@@ -279,6 +258,8 @@ static void timing(FILE *o)
             }
             med[a] = median(v, DESTS);
         }
+        if (n == 10)
+            memcpy(summ.ns_n10, med, sizeof summ.ns_n10);
         fprintf(o, "%3u %14.0f %22.0f %22.0f %14.0f\n", n, med[0], med[1], med[2], med[3]);
         free(s);
         faults_free(&x);
@@ -287,22 +268,77 @@ static void timing(FILE *o)
     fprintf(o, "\n");
 }
 
+/* results/sim-bcdc-bench/summary.json: the layout of the simulated figures
+ * (experiment, measured, paper); the paper's figures only under "paper". */
+static void write_summary(FILE *f, const char *stamp)
+{
+    static const char *kinds[2] = {"server", "switch"};
+    fprintf(f, "{\n  \"experiment\": \"sim-bcdc-bench\",\n");
+    fprintf(f, "  \"tool\": \"bench_bcdc (tests/bench/bench_bcdc.c), dcntopo library, %s build\",\n", DCN_BUILD_TYPE);
+    fprintf(f, "  \"date\": \"%s\",\n", stamp);
+    fprintf(f, "  \"headline\": {\n    \"measured\": \"BFRouting: %llu cases, %.2f %% by its recursion, %llu over the "
+               "corrected Thm 8 bound; B_8 oblivious BRouting fails %.1f %% / %.1f %% at 10 / 20 %% server failures\",\n",
+            (unsigned long long)summ.cases, 100.0 * (double)summ.by_rec / (double)summ.cases,
+            (unsigned long long)summ.over, 100 * summ.hit[0][0][0], 100 * summ.hit[0][0][1]);
+    fprintf(f, "    \"paper\": \"path failure 9.7 %% at 10 %% server failures (B_8), < 18.2 %% / < 29.6 %% at 20 %% "
+               "server / switch failures\"\n  },\n");
+    fprintf(f, "  \"measured\": {\n");
+    fprintf(f, "    \"bfrouting_cases\": %llu,\n", (unsigned long long)summ.cases);
+    fprintf(f, "    \"bfrouting_by_recursion_share\": %.4f,\n", (double)summ.by_rec / (double)summ.cases);
+    fprintf(f, "    \"bfrouting_bfs_fallbacks\": %llu,\n", (unsigned long long)summ.fallback);
+    fprintf(f, "    \"bfrouting_over_corrected_theorem8_bound\": %llu,\n", (unsigned long long)summ.over);
+    fprintf(f, "    \"bfrouting_max_excess_hops\": %u,\n", summ.max_excess);
+    for (int n = 0; n < 2; n++)
+        for (int k = 0; k < 2; k++)
+            for (int r = 0; r < 2; r++)
+                fprintf(f, "    \"B%d_%s_%dpct_brouting_oblivious_fails\": %.4f,\n    \"B%d_%s_%dpct_no_live_path\": %.4f,\n",
+                        n + 8, kinds[k], 10 + 10 * r, summ.hit[n][k][r], n + 8, kinds[k], 10 + 10 * r,
+                        summ.cut[n][k][r]);
+    fprintf(f, "    \"ns_per_call_n10\": {\"brouting\": %.0f, \"bfrouting_2n_minus_3_faults\": %.0f, \"pathset\": %.0f}\n",
+            summ.ns_n10[0], summ.ns_n10[1], summ.ns_n10[2]);
+    fprintf(f, "  },\n  \"paper\": {\n");
+    fprintf(f, "    \"path_failure_ratio_10pct_server_failures_B8\": 0.097,\n");
+    fprintf(f, "    \"path_failure_ratio_20pct_server_failures_max\": 0.182,\n");
+    fprintf(f, "    \"path_failure_ratio_20pct_switch_failures_max\": 0.296,\n");
+    fprintf(f, "    \"theorem8_bound\": \"6m + ceil((n-m+1)/2) + 1 (m read as floor(log2|F|)+1, notes)\",\n");
+    fprintf(f, "    \"bfrouting_cost\": \"O(ceil(log2|F|) n^3)\",\n");
+    fprintf(f, "    \"source\": \"Wang et al., BCDC, JCST 33(2) 2018, Alg. 3-5, Theorem 8, Sec. 6 Fig. 7\"\n  }\n}\n");
+}
+
+static int save_to(const char *dir, const char *name, const char *text)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        perror(path);
+        return -1;
+    }
+    fputs(text, f);
+    if (fclose(f) != 0) {
+        perror(path);
+        return -1;
+    }
+    fprintf(stderr, "saved %s\n", path);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
-    const char *out = DCN_RESULTS_DIR "/bcdc.txt";
+    const char *dir = DCN_RESULTS_DIR "/../sim-bcdc-bench";
     int save = !DCN_SANITIZED && strcmp(DCN_BUILD_TYPE, "Release") == 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--no-save") == 0) {
             save = 0;
         } else if (strcmp(argv[i], "--out") == 0 && i + 1 < argc) {
-            out = argv[++i];
+            dir = argv[++i];
         } else {
-            fprintf(stderr, "usage: bench_bcdc [--out FILE | --no-save]\n");
+            fprintf(stderr, "usage: bench_bcdc [--out DIR | --no-save]\n");
             return 2;
         }
     }
-    char *buf = NULL;
-    size_t len = 0;
+    char *buf = NULL, *js = NULL;
+    size_t len = 0, jlen = 0;
     FILE *o = open_memstream(&buf, &len);
     if (!o)
         return 1;
@@ -310,23 +346,28 @@ int main(int argc, char **argv)
     char stamp[64];
     strftime(stamp, sizeof stamp, "%Y-%m-%d %H:%M UTC", gmtime(&now));
     fprintf(o, "bench_bcdc: BCDC routing fidelity and speed; build: %s; %s\n\n", DCN_BUILD_TYPE, stamp);
-    table1(o);
     bfrouting_quality(o);
     failure_ratio(o);
     timing(o);
     fclose(o);
     fputs(buf, stdout);
+    int rc = 0;
     if (save) {
-        FILE *f = fopen(out, "w");
-        if (!f) {
-            perror(out);
+        FILE *j = open_memstream(&js, &jlen);
+        if (!j) {
             free(buf);
             return 1;
         }
-        fputs(buf, f);
-        fclose(f);
-        fprintf(stderr, "saved %s\n", out);
+        write_summary(j, stamp);
+        fclose(j);
+        if (bench_mkdir_p(dir) < 0) {
+            perror(dir);
+            rc = 1;
+        } else if (save_to(dir, "bench.txt", buf) < 0 || save_to(dir, "summary.json", js) < 0) {
+            rc = 1;
+        }
     }
     free(buf);
-    return 0;
+    free(js);
+    return rc;
 }

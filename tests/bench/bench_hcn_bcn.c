@@ -11,9 +11,12 @@
  *   5. Time per call (ns): FdimRouting, Lemma 1 path set, BdimRouting, the BCN
  *      path set across copies, reroute without failures, TOR.
  *
- * usage: bench_hcn_bcn [--out FILE | --no-save]
- * Prints the report and, from a Release build, saves it to
- * results/bench/hcn_bcn.txt (or FILE). */
+ * Sections 1-3 are also reproduced, by other code (dcn-sim's engine and the
+ * built networks), in results/sim-hcn-bcn-table2, -fig9 and -fig10.
+ *
+ * usage: bench_hcn_bcn [--out DIR | --no-save]
+ * Prints the report and, from a Release build without sanitizers, saves it
+ * as results/sim-hcn-bcn-bench/bench.txt with summary.json beside it (or in DIR). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +31,15 @@
 #include "topo/topo.h"
 
 static FILE *save;
+
+/* The figures summary.json reports, filled by the sections. */
+static struct {
+    uint32_t alpha32, alpha48, alpha56;
+    uint64_t bcn32, bcn48, bcn56, ficonn48;
+    double ratio_min, ratio_max;
+    double share7[3]; /* shortest paths of length 7: BCN Eq. 3, BCN Eq. 4, FiConn(16,2) */
+    double rr20, bfs20, rules20, reach20;
+} summ;
 
 static void out(const char *fmt, ...)
 {
@@ -129,6 +141,12 @@ static void section_counts(void)
     const uint32_t ns[] = {8, 10, 12, 14, 16, 32, 48, 56};
     for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) {
         uint32_t n = ns[i], a = best_alpha(n);
+        if (n == 32 || n == 48 || n == 56) {
+            *(n == 32 ? &summ.alpha32 : n == 48 ? &summ.alpha48 : &summ.alpha56) = a;
+            *(n == 32 ? &summ.bcn32 : n == 48 ? &summ.bcn48 : &summ.bcn56) = bcn_servers(a, n);
+            if (n == 48)
+                summ.ficonn48 = ficonn2_servers(n);
+        }
         out(" %2u  %10u  %12llu  %5.1f  %12llu\n", n, a, (unsigned long long)bcn_servers(a, n), 2.0 * n / 3,
             (unsigned long long)ficonn2_servers(n));
     }
@@ -152,6 +170,9 @@ static void section_e6(void)
         route_stats(&b, "route", &br, &x);
         shortest_stats(&f, &fs, &x);
         route_stats(&f, "route", &fr, &x);
+        double ratio = (double)b.n_servers / f.n_servers;
+        summ.ratio_min = n == 8 || ratio < summ.ratio_min ? ratio : summ.ratio_min;
+        summ.ratio_max = ratio > summ.ratio_max ? ratio : summ.ratio_max;
         out(" %2u %5u %6u %8u %6.4f  %12.3f %12.3f %16.3f %11.3f\n", n, a, b.n_servers, f.n_servers,
             (double)b.n_servers / f.n_servers, bs, br, fs, fr);
         dcn_topo_free(&b);
@@ -173,6 +194,7 @@ static void section_e9(void)
         double sm, s7, rm, r7;
         uint32_t diam = shortest_stats(&t, &sm, &s7);
         route_stats(&t, "route", &rm, &r7);
+        summ.share7[i] = s7;
         out("  %-20s %8u   %4u  %13.3f  %17.1f%%  %10.3f  %14.1f%%\n", labels[i], t.n_servers, diam, sm, 100 * s7, rm,
             100 * r7);
         dcn_topo_free(&t);
@@ -216,6 +238,12 @@ static void section_reroute(void)
                 sum_bfs += hops[b];
                 rules += trace.len > 0;
             }
+        }
+        if (ratios[r] == 0.20) {
+            summ.rr20 = sum_rr / reach;
+            summ.bfs20 = sum_bfs / reach;
+            summ.rules20 = rules / reach;
+            summ.reach20 = reach / pairs;
         }
         out("  %5.0f%%   %8.2f%%   %12.3f   %8.3f   %6.3f  %5.1f%%   %7.1f%%\n", 100 * ratios[r], 100 * reach / pairs,
             sum_rr / reach, sum_bfs / reach, (sum_rr - sum_bfs) / reach, 100 * rules / reach,
@@ -277,22 +305,77 @@ static void section_timing(void)
     out("\n");
 }
 
+/* results/sim-hcn-bcn-bench/summary.json: the layout of the simulated
+ * figures (experiment, measured, paper); the paper's figures only under "paper". */
+static int write_summary(const char *dir, const char *stamp)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        perror(path);
+        return -1;
+    }
+    fprintf(f, "{\n  \"experiment\": \"sim-hcn-bcn-bench\",\n");
+    fprintf(f, "  \"tool\": \"bench_hcn_bcn (tests/bench/bench_hcn_bcn.c), dcntopo library, %s build\",\n",
+            DCN_BUILD_TYPE);
+    fprintf(f, "  \"date\": \"%s\",\n", stamp);
+    fprintf(f, "  \"headline\": {\n    \"measured\": \"best BCN %llu (alpha %u, n=32), %llu (alpha %u, n=48), %llu "
+               "(n=56); ratio %.4f..%.4f; length-7 shares %.1f %% BCN, %.1f %% FiConn; reroute at 20 %% %.3f hops\",\n",
+            (unsigned long long)summ.bcn32, summ.alpha32, (unsigned long long)summ.bcn48, summ.alpha48,
+            (unsigned long long)summ.bcn56, summ.ratio_min, summ.ratio_max, 100 * summ.share7[0],
+            100 * summ.share7[2], summ.rr20);
+    fprintf(f, "    \"paper\": \"155,904 (alpha 21), 787,968 (alpha 32), > 1,000,000 (n=56); ratio 1.4545..1.849; "
+               "about 40 %% / 60 %%\"\n  },\n");
+    fprintf(f, "  \"measured\": {\n");
+    fprintf(f, "    \"bcn_best_order_n32\": %llu,\n    \"bcn_best_alpha_n32\": %u,\n", (unsigned long long)summ.bcn32,
+            summ.alpha32);
+    fprintf(f, "    \"bcn_best_order_n48\": %llu,\n    \"bcn_best_alpha_n48\": %u,\n", (unsigned long long)summ.bcn48,
+            summ.alpha48);
+    fprintf(f, "    \"bcn_best_order_n56\": %llu,\n    \"ficonn_order_n48\": %llu,\n", (unsigned long long)summ.bcn56,
+            (unsigned long long)summ.ficonn48);
+    fprintf(f, "    \"order_ratio_range_n8_16\": [%.4f, %.4f],\n", summ.ratio_min, summ.ratio_max);
+    fprintf(f, "    \"share_of_shortest_paths_of_length_7\": {\"bcn_eq3\": %.4f, \"bcn_eq4\": %.4f, \"ficonn\": %.4f},\n",
+            summ.share7[0], summ.share7[1], summ.share7[2]);
+    fprintf(f, "    \"bcn_reroute_20pct_server_failures\": {\"reachable\": %.4f, \"mean_hops\": %.4f, "
+               "\"mean_bfs_hops\": %.4f, \"by_paper_rules\": %.4f}\n",
+            summ.reach20, summ.rr20, summ.bfs20, summ.rules20);
+    fprintf(f, "  },\n  \"paper\": {\n");
+    fprintf(f, "    \"bcn_best_order\": {\"32\": 155904, \"48\": 787968}, \"bcn_best_alpha\": {\"32\": 21, \"48\": 32},\n");
+    fprintf(f, "    \"bcn_order_n56\": \"more than 1,000,000\", \"ficonn_order_n48\": 361200,\n");
+    fprintf(f, "    \"order_ratio_range_n8_16\": [1.4545, 1.849],\n");
+    fprintf(f, "    \"share_of_shortest_paths_of_length_7\": {\"bcn\": 0.4, \"ficonn\": 0.6},\n");
+    fprintf(f, "    \"source\": \"Guo et al., IEEE TC 62(7) 2013, Sec. 5, Figs. 7-10 (text)\"\n  }\n}\n");
+    if (fclose(f) != 0) {
+        perror(path);
+        return -1;
+    }
+    printf("saved %s\n", path);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
-    const char *path = DCN_RESULTS_DIR "/hcn_bcn.txt";
+    const char *dir = DCN_RESULTS_DIR "/../sim-hcn-bcn-bench";
     int no_save = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--no-save"))
             no_save = 1;
         else if (!strcmp(argv[i], "--out") && i + 1 < argc)
-            path = argv[++i];
+            dir = argv[++i];
         else {
-            fprintf(stderr, "usage: bench_hcn_bcn [--out FILE | --no-save]\n");
+            fprintf(stderr, "usage: bench_hcn_bcn [--out DIR | --no-save]\n");
             return 2;
         }
     }
     int release = !strcmp(DCN_BUILD_TYPE, "Release") && !DCN_SANITIZED;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/bench.txt", dir);
     if (!no_save && release) {
+        if (bench_mkdir_p(dir) < 0) {
+            perror(dir);
+            return 1;
+        }
         save = fopen(path, "w");
         if (!save) {
             perror(path);
@@ -310,8 +393,13 @@ int main(int argc, char **argv)
     section_reroute();
     section_timing();
     if (save) {
-        fclose(save);
-        printf("saved to %s\n", path);
+        if (fclose(save) != 0) {
+            perror(path);
+            return 1;
+        }
+        printf("saved %s\n", path);
+        if (write_summary(dir, stamp) < 0)
+            return 1;
     } else if (!release) {
         printf("not saved: only a Release build saves results\n");
     }
