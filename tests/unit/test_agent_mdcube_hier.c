@@ -464,6 +464,45 @@ START_TEST(hier_bad_segmented_headers)
 }
 END_TEST
 
+/* A segmented packet whose path ends here with a destination that is no
+ * server is dropped (found by fuzz_frame: it read container_of[dst]). */
+START_TEST(hier_segment_end_with_bad_dst_is_dropped)
+{
+    harness *h = ah_new("mdcube n=2 k=1 m=5", "h1_00");
+    for (unsigned i = 0; i < 256; i++)
+        if (h->e.nt.e[i].valid)
+            ah_hello(h, h->e.nt.e[i].port, h->e.nt.e[i].node, 0);
+    /* h3_11 -> h1_00 in one hop (3.1x and 1.x0 share a fibre), dst far out of range */
+    uint32_t src = tu_node(&h->t, "h3_11");
+    dcn_path p;
+    dcn_path_clear(&p);
+    dcn_path_push(&p, src);
+    dcn_path_push(&p, tu_node(&h->t, "s3_1x"));
+    dcn_path_push(&p, tu_node(&h->t, "s1_x0"));
+    dcn_path_push(&p, h->e.self);
+    uint8_t nha[4];
+    ck_assert_int_eq(nha_encode_path(&h->t, &p, nha, 4), 1);
+    uint8_t ip[40];
+    ah_ipv4(ip, src, 19, 1, 2, sizeof ip);
+    for (unsigned bad = 0; bad < 2; bad++) {
+        dcn_hdr hd = {.type = DCN_T_DATA, .nhops = 1, .nhi = 1, .src = src, .dst = bad ? 0x7fffffffu : 20u,
+                      .proto = DCN_PROTO_IPV4, .payload_len = sizeof ip, .nha = nha,
+                      .flags = DCN_FLAG_MDCUBE | DCN_FLAG_SEGMENTED, .flow_id = 9};
+        uint8_t buf[256];
+        memset(buf, 0xee, 12);
+        dcn_put16(buf + 12, DCN_ETHERTYPE);
+        ah_mac(h->e.self, (unsigned)dcn_topo_port_to(&h->t, h->e.self, p.node[2]), buf);
+        size_t hl = dcn_hdr_encode(&hd, buf + 14, sizeof buf - 14);
+        ck_assert_uint_gt(hl, 0);
+        memcpy(buf + 14 + hl, ip, sizeof ip);
+        engine_rx_frame(&h->e, (unsigned)dcn_topo_port_to(&h->t, h->e.self, p.node[2]), buf, 14 + hl + sizeof ip);
+    }
+    ck_assert_uint_eq(h->e.c.drop_bad_path, 2);
+    ck_assert_int_eq(h->nout, 0);
+    ah_free(h);
+}
+END_TEST
+
 /* --mdcube-routing source keeps the source-routed mode: no segments. */
 START_TEST(source_mode_has_no_segments)
 {
@@ -493,6 +532,7 @@ int main(void)
         tcase_add_test(tc, hier_fibre_failure_unreachable_and_new_jump);
         tcase_add_test(tc, hier_table_is_bounded);
         tcase_add_test(tc, source_mode_has_no_segments);
+        tcase_add_test(tc, hier_segment_end_with_bad_dst_is_dropped);
     }
     tcase_add_test(tc, hier_bad_segmented_headers);
     suite_add_tcase(s, tc);
