@@ -1,0 +1,151 @@
+"""What the MDCube experiments share: the paper's testbed and tree, the
+agents' MDCube routing mode, the tree's numbering, and paths read as
+containers and fibres."""
+from . import traffic
+from .agentctl import PathWatcher
+from .experiment import ExperimentError
+
+TESTBED = "mdcube n=2 k=1 m=5"      # topologies/mdcube-testbed.topo: 5 BCube_1 (n=2) containers
+TREE = "tree leaves=5 per_leaf=4"    # topologies/mdcube-tree.topo: a leaf per container
+ROUTING_OPTION = "--mdcube-routing"
+MODES = ("hier", "source")
+
+
+def add_options(ex):
+    ex.add_argument("--topo", default=TESTBED, help="the MDCube (default: the paper's testbed, %(default)s)")
+    ex.add_argument("--tree", default=TREE, help="the baseline (default: the paper's tree, %(default)s)")
+    ex.add_argument(ROUTING_OPTION, choices=("auto",) + MODES, default="auto",
+                    help="the agents' MDCube routing: hier (the paper's random jumps, in-container repair) or "
+                         "source (the source routes every hop); auto: the agent's default, hier where the "
+                         "agent has the option")
+
+
+def supported(ex, spec, mode="hier"):
+    """Whether the agent of this build has --mdcube-routing MODE."""
+    return ex.agent_accepts(spec, [ROUTING_OPTION, mode])
+
+
+def routing(ex, spec, mode):
+    """(extra agent arguments, the mode's name in the summary) for `mode`
+    (auto, hier, source). An agent without the option routes by source."""
+    if mode == "auto":
+        if supported(ex, spec, "hier"):
+            return [ROUTING_OPTION, "hier"], "hier"
+        return [], "source (agent without %s)" % ROUTING_OPTION
+    if not supported(ex, spec, mode):
+        raise ExperimentError("this dcn-agent has no %s %s (build the agent that has it)" % (ROUTING_OPTION, mode))
+    return [ROUTING_OPTION, mode], mode
+
+
+def container(name):
+    """The container of a node name: h3_11 and s3_x1 are in container 3."""
+    return int(name[1:].split("_")[0])
+
+
+def is_switch(name):
+    return name.startswith("s")
+
+
+def fibres(path):
+    """The inter-container links (switch to switch) a path crosses, in order."""
+    return [(a, b) for a, b in zip(path, path[1:]) if is_switch(a) and is_switch(b)]
+
+
+def relay_containers(path):
+    """The containers a path passes between its source's and its destination's."""
+    if not path:
+        return []
+    first, last = container(path[0]), container(path[-1])
+    out = []
+    for n in path:
+        c = container(n)
+        if c not in (first, last) and c not in out:
+            out.append(c)
+    return out
+
+
+def rx_series(net, dst, t0):
+    """[(t, Mb/s)] into dst, summed over its links, from the link sampler."""
+    dirs = [i for i, n in enumerate(net.links.names) if n.endswith(">" + dst)]
+    return [(t - t0, sum(v[i] or 0 for i in dirs)) for t, v in net.links.samples]
+
+
+def into_servers(net, t0, names=None):
+    """[(t, Mb/s)] received by the servers (all, or `names`), from the link counters."""
+    w = net.tb.wiring
+    want = set(names) if names else None
+    idx = [i for i, n in enumerate(net.links.names)
+           if w.is_server(n.split(">")[1]) and (want is None or n.split(">")[1] in want)]
+    return [(t - t0, sum(v[i] or 0 for i in idx)) for t, v in net.links.samples]
+
+
+def mean_between(series, a, b):
+    vals = [v for t, v in series if a <= t <= b]
+    return sum(vals) / len(vals) if vals else None
+
+
+def steady(dur):
+    """The steady part of a transfer of dur seconds: 2 s after its start to
+    1 s before its end (proportionally less for very short runs)."""
+    return min(2.0, 0.2 * dur), dur - min(1.0, 0.1 * dur)
+
+
+def tree_uplink(net, server):
+    """(leaf, root): the tree switch of `server` and the switch above it."""
+    w = net.tb.wiring
+    l0 = w.links_of(server)[0]
+    leaf = l0["b"] if l0["a"] == server else l0["a"]
+    for l in w.links:
+        if l["kind"] == "switch-switch" and leaf in (l["a"], l["b"]):
+            return leaf, (l["b"] if l["a"] == leaf else l["a"])
+    raise ExperimentError("no uplink above %s" % leaf)
+
+
+def r2(x):
+    return None if x is None else round(x, 2)
+
+
+def all_to_all(ex, net, names, per_conn, label, watch=False):
+    """Every server of `names` sends per_conn bytes to every other one (dcn-relay,
+    one TCP connection each). Returns (record, aggregate series into `names`, t0)."""
+    plan = traffic.all_to_all_plan(names, per_conn)
+    watcher = None
+    if watch:
+        watcher = PathWatcher(net.tb, names, period=2.0,
+                              match=lambda f: f["proto"] == 6 and plan.port_base <= f["dport"] < plan.port_base + 100)
+        watcher.start()
+    n = len(names)
+    res, got, t0, done = traffic.run_relays(ex, net.tb, plan,
+                                            timeout=per_conn * 8 * (n - 1) / (ex.a.link_mbps * 1e6) * 8 + 120)
+    if watcher:
+        watcher.stop()
+    net.traffic_window(t0 + 2, t0 + (done or 3))
+    ex.write_json("raw/%s_relays.json" % label, {"%s:%s" % k: v for k, v in res.items()})
+    failed = sum(1 for r in res.values() if r.get("exit") != 0)
+    failed += sum(1 for x in names if got.get(x, 0) < per_conn * (n - 1))
+    per_server = sum(got.values()) / n * 8 / done / 1e6 if done else None
+    rec = {"completion_s": r2(done), "per_server_mbps": r2(per_server), "failed": failed,
+           "bytes_delivered": sum(got.values())}
+    if watcher:
+        conns = list(watcher.last.values())
+        rec["connections_seen_by_agents"] = len(conns)
+        jumps = {}
+        for f in conns:
+            rc = relay_containers(f["path"])
+            k = "via " + ("-".join(map(str, rc)) or "none")
+            jumps[k] = jumps.get(k, 0) + 1
+        rec["relay_containers_count"] = jumps
+        ex.write_csv("%s_paths.csv" % label, watcher.rows(t0))
+    return rec, into_servers(net, t0, names), t0
+
+
+def fibre_load(net, t0, t1):
+    """Every fibre's load from t0 to t1: the mean of its two directions over its rate."""
+    rates = net.links.mean_rates(t0, t1)
+    out = {}
+    for l in net.tb.wiring.links:
+        if l["kind"] == "switch-switch":
+            ab, ba = "%s>%s" % (l["a"], l["b"]), "%s>%s" % (l["b"], l["a"])
+            cap = net.links.capacity.get(ab)
+            out["%s-%s" % (l["a"], l["b"])] = r2(((rates.get(ab) or 0) + (rates.get(ba) or 0)) / 2 / cap) if cap else None
+    return out
