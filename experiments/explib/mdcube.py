@@ -105,6 +105,12 @@ def r2(x):
     return None if x is None else round(x, 2)
 
 
+def own_paths(watcher):
+    """The last path of every connection a watched agent is the source of
+    (an agent's flow table also holds connections it only relays)."""
+    return [f["path"] for k, f in watcher.last.items() if f.get("path") and f["path"][0] == k[0]]
+
+
 def all_to_all(ex, net, names, per_conn, label, watch=False):
     """Every server of `names` sends per_conn bytes to every other one (dcn-relay,
     one TCP connection each). Returns (record, aggregate series into `names`, t0)."""
@@ -127,11 +133,11 @@ def all_to_all(ex, net, names, per_conn, label, watch=False):
     rec = {"completion_s": r2(done), "per_server_mbps": r2(per_server), "failed": failed,
            "bytes_delivered": sum(got.values())}
     if watcher:
-        conns = list(watcher.last.values())
-        rec["connections_seen_by_agents"] = len(conns)
+        paths = own_paths(watcher)
+        rec["connections_seen_by_agents"] = len(paths)
         jumps = {}
-        for f in conns:
-            rc = relay_containers(f["path"])
+        for p in paths:
+            rc = relay_containers(p)
             k = "via " + ("-".join(map(str, rc)) or "none")
             jumps[k] = jumps.get(k, 0) + 1
         rec["relay_containers_count"] = jumps
