@@ -116,6 +116,8 @@ static void net_open(net *n, const char *spec, const char *dir, const char *base
         die("out of memory");
     engine_config cfg;
     engine_config_default(&cfg);
+    /* the MDCube capture shows source routing (the pages quote it) */
+    cfg.mdcube_routing = ENGINE_MDCUBE_SOURCE;
     for (uint32_t s = 0; s < n->t.n_servers; s++) {
         n->ctx[s] = (node_ctx){n, s};
         engine_io io = {.ctx = &n->ctx[s], .now_ms = io_now, .send_frame = io_send, .deliver_ip = io_deliver};

@@ -68,7 +68,8 @@ for s in json.load(open(sys.argv[1]))["switches"]: print(s["name"])' "$DCNT_WORK
     ip -n "$ns" link set lo up
   done
   local j=0
-  declare -gA DCNT_PEER # server interface -> its peer veth in the switch namespace
+  declare -gA DCNT_PEER  # server interface -> its peer veth in the switch namespace
+  declare -gA DCNT_FIBER # "switchA switchB" (both orders) -> one veth of that fiber, in the switch namespace
   while read -r a ap b bp kind; do
     if [ "$kind" = server-switch ]; then
       local peer="v$j"; j=$((j+1))
@@ -85,6 +86,7 @@ for s in json.load(open(sys.argv[1]))["switches"]: print(s["name"])' "$DCNT_WORK
       ip -n "$sw" link add "$pa" mtu "$mtu" type veth peer name "$pb" mtu "$mtu"
       ip -n "$sw" link set "$pa" master "${DCNT_BR[$a]}" up
       ip -n "$sw" link set "$pb" master "${DCNT_BR[$b]}" up
+      DCNT_FIBER["$a $b"]=$pa; DCNT_FIBER["$b $a"]=$pa
     else
       echo "dcnt_setup: link kind $kind not supported" >&2; return 1
     fi

@@ -65,16 +65,14 @@ static inline void ah_mac(uint32_t s, unsigned p, uint8_t mac[6])
     memcpy(mac, m, 6);
 }
 
-static inline harness *ah_new(const char *spec, const char *self)
+static inline harness *ah_new_cfg(const char *spec, const char *self, const engine_config *cfg)
 {
     harness *h = calloc(1, sizeof *h);
     ck_assert_ptr_nonnull(h);
     tu_build(&h->t, spec);
     h->now = 1000;
-    engine_config cfg;
-    engine_config_default(&cfg);
     engine_io io = {.ctx = h, .now_ms = h_now, .send_frame = h_send, .deliver_ip = h_deliver};
-    ck_assert_int_eq(engine_init(&h->e, &h->t, tu_node(&h->t, self), &cfg, &io), 0);
+    ck_assert_int_eq(engine_init(&h->e, &h->t, tu_node(&h->t, self), cfg, &io), 0);
     for (unsigned p = 0; p < h->e.nports; p++) {
         engine_port *ep = &h->e.port[p];
         ep->present = true;
@@ -84,6 +82,13 @@ static inline harness *ah_new(const char *spec, const char *self)
         ah_mac(h->e.self, p, ep->mac);
     }
     return h;
+}
+
+static inline harness *ah_new(const char *spec, const char *self)
+{
+    engine_config cfg;
+    engine_config_default(&cfg);
+    return ah_new_cfg(spec, self, &cfg);
 }
 
 static inline void ah_free(harness *h)

@@ -595,16 +595,25 @@ static void all_hellos(harness *h)
     h->nout = 0;
 }
 
-/* MDCube: a data packet from container 0 to container 3 of a 2x2 MDCube
- * carries the intermediate container and a flow id, and is carried hop by
- * hop (one engine per server) to the destination, the container index
- * advancing when it enters the listed container. */
+/* MDCube, source routing (--mdcube-routing source): a data packet from
+ * container 0 to container 3 of a 2x2 MDCube carries the intermediate
+ * container and a flow id, and is carried hop by hop (one engine per
+ * server) to the destination, the container index advancing when it
+ * enters the listed container. Hierarchical routing: test_agent_mdcube_hier. */
+static harness *ah_new_source_routed(const char *spec, const char *self)
+{
+    engine_config cfg;
+    engine_config_default(&cfg);
+    cfg.mdcube_routing = ENGINE_MDCUBE_SOURCE;
+    return ah_new_cfg(spec, self, &cfg);
+}
+
 START_TEST(mdcube_extension_end_to_end)
 {
     if (!dcn_family_find("mdcube"))
         return;
     const char *spec = "mdcube n=2 k=1 m=2x2";
-    harness *h = ah_new(spec, "h0_00");
+    harness *h = ah_new_source_routed(spec, "h0_00");
     all_hellos(h);
     uint32_t dst = tu_node(&h->t, "h3_11");
     uint8_t buf[ENGINE_HEADROOM + 200];
@@ -635,7 +644,7 @@ START_TEST(mdcube_extension_end_to_end)
             entered = (int)hop;
         char name[DCN_NAME_MAX];
         dcn_node_name(&h->t, server, name, sizeof name);
-        harness *r = ah_new(spec, name);
+        harness *r = ah_new_source_routed(spec, name);
         all_hellos(r);
         int pos = nha_server_pos(&h->t, &path, hop);
         int in_port = dcn_topo_port_to(&h->t, server, path.node[pos - 1]); /* the port the path names */

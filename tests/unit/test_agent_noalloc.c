@@ -156,6 +156,7 @@ static int failure_overheard(harness *h, const dcn_path *p, frame *fr)
 
 static void no_allocation_in_n(const char *spec, uint32_t max_flows);
 static void no_allocation_in(const char *spec) { no_allocation_in_n(spec, UINT32_MAX); }
+static harness *new_harness(const char *spec, const char *self);
 
 /* max_flows: new flows towards at most that many servers (large topologies). */
 static void no_allocation_in_n(const char *spec, uint32_t max_flows)
@@ -166,7 +167,7 @@ static void no_allocation_in_n(const char *spec, uint32_t max_flows)
     dcn_node_name(&t, 0, self, sizeof self);
     uint32_t n_servers = t.n_servers;
     dcn_topo_free(&t);
-    harness *h = ah_new(spec, self);
+    harness *h = new_harness(spec, self);
     hellos_from_true_ports(h);
     /* a first flow, and a failed link of its path set in the database */
     uint32_t first = n_servers - 1;
@@ -223,6 +224,77 @@ static void no_allocation_in_n(const char *spec, uint32_t max_flows)
     ah_free(h);
 }
 
+/* The MDCube runs of no_allocation_in use source routing (its flows are
+ * path selection's); hierarchical routing has its own test below. */
+static harness *new_harness(const char *spec, const char *self)
+{
+    engine_config cfg;
+    engine_config_default(&cfg);
+    cfg.mdcube_routing = ENGINE_MDCUBE_SOURCE;
+    return ah_new_cfg(spec, self, &cfg);
+}
+
+/* MDCube hierarchical routing: new flows (a random jump and a segment
+ * each), a packet whose segment ends here (we append ours), a path-failure
+ * message for one of our segments, and ticks, with zero allocator calls. */
+START_TEST(mdcube_hier_no_allocation)
+{
+    const char *spec = "mdcube n=2 k=1 m=2x2";
+    harness *h = ah_new(spec, "h0_00");
+    ck_assert_ptr_nonnull(h->e.hier);
+    hellos_from_true_ports(h);
+    /* a packet from container 1 to container 2 whose first segment ends at
+     * h0_00 (its jump goes through container 0) */
+    harness *src = ah_new(spec, "h1_00");
+    hellos_from_true_ports(src);
+    static frame relay;
+    relay.len = 0;
+    for (uint16_t sport = 1; sport < 400 && !relay.len; sport++) {
+        src->nout = 0;
+        from_tun(src, tu_node(&src->t, "h2_11"), sport);
+        ck_assert_int_eq(src->nout, 1);
+        dcn_hdr d;
+        size_t hl;
+        ck_assert_int_eq(dcn_hdr_decode(src->out[0].data + 14, src->out[0].len - 14, &d, &hl), DCN_DEC_OK);
+        dcn_path p;
+        unsigned bad;
+        if (d.nhops != 1 || nha_walk(&src->t, d.src, DCN_NONE, d.nha, d.nhops, &p, &bad) != NHA_WALK_OK ||
+            p.node[p.len - 1] != h->e.self)
+            continue;
+        memcpy(relay.buf, src->out[0].data, src->out[0].len);
+        relay.len = src->out[0].len;
+        relay.port = (unsigned)dcn_topo_port_to(&h->t, h->e.self, p.node[p.len - 2]);
+        ah_mac(h->e.self, relay.port, relay.buf); /* to our MAC */
+    }
+    ck_assert_uint_gt(relay.len, 0);
+    static uint8_t copy[512];
+    uint64_t extended = h->e.c.segment_extended;
+    uint32_t sw = tu_node(&h->t, "s0_x1"), srv = tu_node(&h->t, "h0_11");
+    count_from_here();
+    for (uint32_t d = 4; d < h->t.n_servers; d++)
+        for (uint16_t sport = 1; sport <= 3; sport++)
+            from_tun(h, d, sport);
+    for (int i = 0; i < 3; i++) {
+        memcpy(copy, relay.buf, relay.len);
+        engine_rx_frame(&h->e, relay.port, copy, relay.len);
+    }
+    mdc_on_path_failure(h->e.hier, sw, srv, h->now);
+    for (uint32_t d = 4; d < h->t.n_servers; d++)
+        from_tun(h, d, 1);
+    for (int i = 0; i < 120; i++) {
+        h->now += 100;
+        engine_tick(&h->e);
+        h->nout = 0;
+    }
+    long n = count_so_far();
+    ck_assert_msg(n == 0, "%ld allocations", n);
+    ck_assert_uint_ge(h->e.c.tx_data_from_tun, 12 * 4);
+    ck_assert_uint_eq(h->e.c.segment_extended, extended + 3);
+    ah_free(src);
+    ah_free(h);
+}
+END_TEST
+
 START_TEST(bcube_no_allocation) { no_allocation_in("bcube n=4 k=1"); }
 END_TEST
 START_TEST(hcn_no_allocation) { no_allocation_in("hcn n=4 h=2"); }
@@ -264,6 +336,7 @@ int main(void)
     tcase_add_test(tc, hcn_no_allocation);
     tcase_add_test(tc, bcn_no_allocation);
     tcase_add_test(tc, mdcube_no_allocation);
+    tcase_add_test(tc, mdcube_hier_no_allocation);
     tcase_add_test(tc, bcdc_no_allocation);
     tcase_add_test(tc, large_bcube_no_allocation);
     tcase_add_test(tc, large_hcn_no_allocation);

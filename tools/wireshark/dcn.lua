@@ -17,7 +17,8 @@
 
 local dcn = Proto("dcn", "DCN source-routing header")
 
-local TYPES = { [1] = "data", [2] = "probe", [3] = "probe-response", [4] = "path-failure", [5] = "hello" }
+local TYPES = { [1] = "data", [2] = "probe", [3] = "probe-response", [4] = "path-failure", [5] = "hello",
+    [6] = "unreachable" }
 local CSUM_STATUS = { [0] = "Bad", [1] = "Good", [2] = "Unverified" }
 local FIXED, BROADCAST, MAX_CONTAINERS, PATH_MAX_NODES = 28, 0xFFFFFFFF, 16, 160
 
@@ -27,6 +28,7 @@ f.type = ProtoField.uint8("dcn.type", "Type", base.DEC, TYPES)
 f.type_name = ProtoField.string("dcn.type_name", "Type name")
 f.flags = ProtoField.uint8("dcn.flags", "Flags", base.HEX)
 f.flag_mdcube = ProtoField.bool("dcn.flags.mdcube", "MDCube extension present", 8, nil, 0x01)
+f.flag_segmented = ProtoField.bool("dcn.flags.segmented", "Segmented (hierarchical MDCube routing)", 8, nil, 0x02)
 f.nhops = ProtoField.uint8("dcn.nhops", "Server hops (NHAs)")
 f.src = ProtoField.uint32("dcn.src", "Source server")
 f.dst = ProtoField.uint32("dcn.dst", "Destination server")
@@ -49,7 +51,8 @@ f.path = ProtoField.string("dcn.path", "Path (servers, receiver in brackets)")
 f.path_raw = ProtoField.string("dcn.path_raw", "Path (NHAs as port/index, hop being crossed in brackets)")
 f.ext_count = ProtoField.uint8("dcn.mdcube.count", "Containers listed")
 f.ext_index = ProtoField.uint8("dcn.mdcube.index", "Next container index")
-f.ext_reserved = ProtoField.uint16("dcn.mdcube.reserved", "Reserved", base.HEX)
+f.ext_seg_start = ProtoField.uint8("dcn.mdcube.segment_start", "Segment start (NHA index)", base.DEC)
+f.ext_reserved = ProtoField.uint8("dcn.mdcube.reserved", "Reserved", base.HEX)
 f.ext_flow = ProtoField.uint32("dcn.mdcube.flow", "Flow id", base.HEX)
 f.ext_container = ProtoField.uint32("dcn.mdcube.container", "Container")
 f.probe_seq = ProtoField.uint32("dcn.probe.seq", "Probe sequence")
@@ -123,7 +126,7 @@ local function bcube_walk(b, src, dst, nha)
         servers[#servers + 1] = v
         u = v
     end
-    if u ~= dst then return nil, "wrong-dst" end
+    if dst and u ~= dst then return nil, "wrong-dst" end
     return servers
 end
 
@@ -212,6 +215,7 @@ function dcn.dissector(tvb, pinfo, tree)
     t:add(f.type_name, tyname):set_generated()
     local fl = t:add(f.flags, tvb(2, 1))
     fl:add(f.flag_mdcube, tvb(2, 1))
+    fl:add(f.flag_segmented, tvb(2, 1))
     t:add(f.nhops, tvb(3, 1))
     t:add(f.src, tvb(4, 4)):append_text(" (" .. server_name(b, src) .. ")")
     t:add(f.dst, tvb(8, 4)):append_text(" (" .. server_name(b, dst) .. ")")
@@ -248,7 +252,10 @@ function dcn.dissector(tvb, pinfo, tree)
 
     -- Header length and the codec's checks, in its order.
     local n, malformed, ext_ok = FIXED + nha_bytes(nhops), nil, false
-    if flags % 2 == 1 then
+    local segmented = math.floor(flags / 2) % 2 == 1
+    if segmented and flags % 2 == 0 then
+        malformed = "bad-extension"
+    elseif flags % 2 == 1 then
         if len < n + 8 then
             malformed = "truncated"
         else
@@ -256,9 +263,11 @@ function dcn.dissector(tvb, pinfo, tree)
             local e = t:add(dcn, tvb(n, math.min(8 + 4 * count, len - n)), "MDCube extension")
             e:add(f.ext_count, tvb(n, 1))
             e:add(f.ext_index, tvb(n + 1, 1))
-            e:add(f.ext_reserved, tvb(n + 2, 2))
+            local seg = tvb(n + 2, 1):uint()
+            e:add(f.ext_seg_start, tvb(n + 2, 1))
+            e:add(f.ext_reserved, tvb(n + 3, 1))
             e:add(f.ext_flow, tvb(n + 4, 4))
-            if count > MAX_CONTAINERS or idx > count then
+            if count > MAX_CONTAINERS or idx > count or seg > nhops or (seg ~= 0 and not segmented) then
                 malformed = "bad-extension"
             else
                 for i = 0, count - 1 do
@@ -298,7 +307,7 @@ function dcn.dissector(tvb, pinfo, tree)
             elseif nhi == 0 then
                 malformed = "nhi-zero"
             elseif b then
-                servers, why = bcube_walk(b, src, dst, nha)
+                servers, why = bcube_walk(b, src, (not segmented) and dst or nil, nha)
                 malformed = why
             end
         end

@@ -346,6 +346,7 @@ int main(int argc, char **argv)
     cfg.hello_ms = a->opt.hello_ms;
     cfg.dead_misses = a->opt.dead_misses;
     cfg.seed = a->opt.seed;
+    cfg.mdcube_routing = a->opt.mdcube_routing;
     engine_io io = {.ctx = a, .now_ms = io_now, .send_frame = io_send, .deliver_ip = io_deliver};
     if (engine_init(a->e, &a->topo, self, &cfg, &io) < 0) {
         logf_("engine setup failed");
@@ -417,9 +418,10 @@ int main(int argc, char **argv)
     ev_signal_start(a->loop, &a->sig_w[1]);
     char name[DCN_NAME_MAX];
     dcn_node_name(&a->topo, self, name, sizeof name);
-    logf_("server %s id %u ip 10.%u.%u.%u, %u neighbours, tun %s mtu %u, ctl %s, path selection %s", name, self,
+    logf_("server %s id %u ip 10.%u.%u.%u, %u neighbours, tun %s mtu %u, ctl %s, path selection %s%s", name, self,
           (engine_ip_of(self) >> 16) & 255, (engine_ip_of(self) >> 8) & 255, engine_ip_of(self) & 255,
-          a->e->nt.n_valid, a->opt.tun, tun_mtu, a->opt.ctl_path, ps_name());
+          a->e->nt.n_valid, a->opt.tun, tun_mtu, a->opt.ctl_path, ps_name(),
+          a->e->hier ? ", MDCube hierarchical routing" : a->e->container_of ? ", MDCube source routing" : "");
     engine_send_hellos(a->e);
     flush_all(a);
     ev_run(a->loop, 0);

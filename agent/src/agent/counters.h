@@ -21,6 +21,9 @@
     X(path_failure_tx)                                                                                            \
     X(path_failure_rx)      /* addressed to us */                                                                 \
     X(path_failure_overheard)                                                                                     \
+    X(segment_extended)     /* MDCube: data whose segment ended here, sent on with ours appended */              \
+    X(unreach_tx)           /* MDCube: "destination unreachable" sent to a source */                             \
+    X(unreach_rx)           /* MDCube: addressed to us, for a flow of ours */                                    \
     X(neighbor_up_events)                                                                                         \
     X(neighbor_down_events)                                                                                       \
     X(carrier_events)                                                                                             \
@@ -45,6 +48,7 @@
     X(drop_bad_payload)     /* data that is not IPv4 / control payload too short */                               \
     X(drop_bad_ip_length)   /* data at its destination: IPv4 total length below its header length (e.g. 0) */     \
     X(drop_no_route)        /* from TUN: unknown destination or no path */                                        \
+    X(drop_no_segment)      /* MDCube: a segment ended here and no route leads on (the source is told) */       \
     X(drop_tx_error)                                                                                              \
     X(drop_too_long)        /* encapsulated frame above the buffer */
 

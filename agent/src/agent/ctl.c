@@ -6,7 +6,7 @@
 #include "topo/family.h"
 #include "topo/json.h"
 
-static const char *const commands[] = {"status", "neighbors", "flows", "counters", "paths"};
+static const char *const commands[] = {"status", "neighbors", "flows", "counters", "paths", "segments"};
 
 bool ctl_known_command(const char *cmd)
 {
@@ -222,6 +222,83 @@ static void render_flows(engine *e, bool json, FILE *out)
     free(fl);
 }
 
+/* MDCube hierarchical routing: the segment table (docs/protocol.md). */
+static void render_segments(engine *e, bool json, FILE *out)
+{
+    enum { MAXS = 256 };
+    const char *mode = e->hier ? "hier" : e->container_of ? "source" : "none";
+    uint64_t t = e->io.now_ms(e->io.ctx);
+    const mdc_entry *x[MAXS];
+    int n = e->hier ? mdc_entries(e->hier, x, MAXS, t) : 0;
+    dcn_json j;
+    if (json) {
+        dcn_json_init(&j, out, 0);
+        dcn_json_obj_begin(&j, NULL);
+        dcn_json_str(&j, "mdcube_routing", mode);
+        if (e->hier) {
+            const mdc_counters *c = &e->hier->c;
+            dcn_json_obj_begin(&j, "counters");
+            dcn_json_int(&j, "segments_new", (long long)c->segments_new);
+            dcn_json_int(&j, "segments_rerouted", (long long)c->segments_rerouted);
+            dcn_json_int(&j, "segments_failed", (long long)c->segments_failed);
+            dcn_json_int(&j, "jumps_drawn", (long long)c->jumps_drawn);
+            dcn_json_int(&j, "jump_changes", (long long)c->jump_changes);
+            dcn_json_int(&j, "evictions", (long long)c->evictions);
+            dcn_json_int(&j, "unreach_rx", (long long)c->unreach_rx);
+            dcn_json_int(&j, "unreach_unknown", (long long)c->unreach_unknown);
+            dcn_json_obj_end(&j);
+        }
+        dcn_json_arr_begin(&j, "segments");
+    } else {
+        fprintf(out, "mdcube routing: %s, %d segments\n", mode, n);
+    }
+    for (int i = 0; i < n; i++) {
+        char src[DCN_NAME_MAX], dst[DCN_NAME_MAX], path[1024], cl[200];
+        dcn_node_name(e->t, x[i]->src, src, sizeof src);
+        dcn_node_name(e->t, x[i]->dst, dst, sizeof dst);
+        dcn_path p;
+        p.len = x[i]->seg_len;
+        memcpy(p.node, x[i]->seg, p.len * sizeof p.node[0]);
+        path_names(e, &p, path, sizeof path);
+        size_t off = 0;
+        cl[0] = 0;
+        for (unsigned k = 0; k < x[i]->n_containers && off < sizeof cl; k++)
+            off += (size_t)snprintf(cl + off, sizeof cl - off, "%s%u", k ? "," : "", x[i]->container[k]);
+        double age = (double)(t - x[i]->created_ms) / 1000.0;
+        if (json) {
+            dcn_json_obj_begin(&j, NULL);
+            dcn_json_str(&j, "src", src);
+            dcn_json_str(&j, "dst", dst);
+            dcn_json_int(&j, "flow_id", x[i]->flow_id);
+            dcn_json_int(&j, "source", x[i]->source);
+            dcn_json_int(&j, "jump", x[i]->jump);
+            dcn_json_arr_begin(&j, "containers");
+            for (unsigned k = 0; k < x[i]->n_containers; k++)
+                dcn_json_int(&j, NULL, x[i]->container[k]);
+            dcn_json_arr_end(&j);
+            dcn_json_arr_begin(&j, "segment");
+            for (uint32_t k = 0; k < p.len; k++) {
+                char name[DCN_NAME_MAX];
+                dcn_node_name(e->t, p.node[k], name, sizeof name);
+                dcn_json_str(&j, NULL, name);
+            }
+            dcn_json_arr_end(&j);
+            dcn_json_int(&j, "reroutes", x[i]->reroutes);
+            dcn_json_int(&j, "jumps", x[i]->jumps);
+            dcn_json_num(&j, "age_s", age);
+            dcn_json_obj_end(&j);
+        } else {
+            fprintf(out, "%s -> %s flow 0x%08x %s containers [%s] segment %s  reroutes %u  jumps %u  age %.1f s\n", src,
+                    dst, x[i]->flow_id, x[i]->source ? "source" : "relay", cl, path, x[i]->reroutes, x[i]->jumps, age);
+        }
+    }
+    if (json) {
+        dcn_json_arr_end(&j);
+        dcn_json_obj_end(&j);
+        dcn_json_end(&j);
+    }
+}
+
 static void render_counters(engine *e, bool json, FILE *out)
 {
     dcn_json j;
@@ -338,6 +415,8 @@ int ctl_render(engine *e, const ctl_request *req, FILE *out)
         render_status(e, req->json, out);
     else if (strcmp(req->cmd, "neighbors") == 0)
         render_neighbors(e, req->json, out);
+    else if (strcmp(req->cmd, "segments") == 0)
+        render_segments(e, req->json, out);
     else if (strcmp(req->cmd, "flows") == 0)
         render_flows(e, req->json, out);
     else if (strcmp(req->cmd, "counters") == 0)

@@ -2,11 +2,11 @@
 
 #include "containers.h"
 #include "csum.h"
+#include "engine_internal.h"
+#include "topo/family.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-#define FAIL_RATE_LIMIT_MS 50
 
 static const uint8_t eth_broadcast[6] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
 
@@ -17,11 +17,12 @@ void engine_config_default(engine_config *c)
     c->hello_ms = 1000;
     c->dead_misses = 3;
     c->seed = 1;
+    c->mdcube_routing = ENGINE_MDCUBE_HIER;
 }
 
-static uint64_t now(engine *e) { return e->io.now_ms(e->io.ctx); }
+uint64_t eng_now(engine *e) { return e->io.now_ms(e->io.ctx); }
 
-static int tx(engine *e, unsigned port, const uint8_t *frame, size_t len)
+int eng_tx(engine *e, unsigned port, const uint8_t *frame, size_t len)
 {
     engine_port *p = &e->port[port];
     if (!p->present || e->io.send_frame(e->io.ctx, port, frame, len) < 0) {
@@ -34,14 +35,14 @@ static int tx(engine *e, unsigned port, const uint8_t *frame, size_t len)
     return 0;
 }
 
-static void put_eth(engine *e, uint8_t *frame, const uint8_t dst[6], unsigned port)
+void eng_put_eth(engine *e, uint8_t *frame, const uint8_t dst[6], unsigned port)
 {
     memcpy(frame, dst, 6);
     memcpy(frame + 6, e->port[port].mac, 6);
     dcn_put16(frame + 12, DCN_ETHERTYPE);
 }
 
-static bool hop_usable(const engine *e, const neigh_entry *ne)
+bool eng_hop_usable(const engine *e, const neigh_entry *ne)
 {
     return ne->valid && ne->up && e->port[ne->port].present && e->port[ne->port].carrier;
 }
@@ -58,21 +59,38 @@ uint32_t engine_port_avail(const engine *e, unsigned port, int out)
 /* The cable reported as failed when the hop from path position pos to the
  * next server (at next) is dead: our own cable when our port lost carrier,
  * otherwise the last cable into the next server. */
-static void failed_link(const engine *e, const dcn_path *p, int pos, int next, unsigned port, uint32_t *a,
+void eng_failed_link(const engine *e, const dcn_path *p, int pos, int next, unsigned port, uint32_t *a,
                         uint32_t *b)
 {
     if (!e->port[port].carrier) {
         *a = p->node[pos];
         *b = p->node[pos + 1];
-    } else {
-        *a = p->node[next - 1];
-        *b = p->node[next];
+        return;
+    }
+    *a = p->node[next - 1];
+    *b = p->node[next];
+    if (next - pos == 3 && dcn_kind(e->t, p->node[pos + 2]) == DCN_SWITCH) {
+        /* across an MDCube fibre: a server behind the far switch still
+         * heard means only the next server's cable; none heard but one
+         * behind our own switch means the fibre; nobody heard, our cable */
+        uint32_t near = p->node[pos + 1], far = p->node[pos + 2];
+        bool near_up = false;
+        for (unsigned i = 0; i < 256; i++) {
+            const neigh_entry *ne = &e->nt.e[i];
+            if (!ne->valid || ne->port != port || !ne->up)
+                continue;
+            if (dcn_topo_port_to(e->t, far, ne->node) >= 0)
+                return;
+            near_up |= dcn_topo_port_to(e->t, near, ne->node) >= 0;
+        }
+        *a = near_up ? near : p->node[pos];
+        *b = near_up ? far : near;
     }
 }
 
 /* Builds a control frame in scratch (NHI = 1, first hop already taken) and
  * sends it along nha. Returns 0 when sent. */
-static int send_control(engine *e, uint8_t type, uint32_t dst, const uint8_t *nha, unsigned nhops,
+int eng_send_control(engine *e, uint8_t type, uint32_t dst, const uint8_t *nha, unsigned nhops,
                         uint32_t avail, const uint8_t *payload, size_t plen)
 {
     if (nhops == 0) {
@@ -80,7 +98,7 @@ static int send_control(engine *e, uint8_t type, uint32_t dst, const uint8_t *nh
         return -1;
     }
     neigh_entry *ne = &e->nt.e[nha[0]];
-    if (!hop_usable(e, ne)) {
+    if (!eng_hop_usable(e, ne)) {
         e->c.drop_next_hop_down++;
         return -1;
     }
@@ -91,9 +109,9 @@ static int send_control(engine *e, uint8_t type, uint32_t dst, const uint8_t *nh
         e->c.drop_too_long++;
         return -1;
     }
-    put_eth(e, e->scratch, ne->mac, ne->port);
+    eng_put_eth(e, e->scratch, ne->mac, ne->port);
     memcpy(e->scratch + DCN_ETH_HLEN + hl, payload, plen);
-    return tx(e, ne->port, e->scratch, DCN_ETH_HLEN + hl + plen);
+    return eng_tx(e, ne->port, e->scratch, DCN_ETH_HLEN + hl + plen);
 }
 
 /* ---- probes ---- */
@@ -133,13 +151,13 @@ static int io_send_probe(void *ctx, const dcn_flow_key *flow, uint32_t seq, cons
     uint8_t pl[DCN_PROBE_PAYLOAD];
     put_flow(pl, seq, flow);
     uint32_t avail = engine_port_avail(e, nha_port(nha[0]), 1);
-    if (send_control(e, DCN_T_PROBE, path->node[path->len - 1], nha, (unsigned)n, avail, pl, sizeof pl) < 0)
+    if (eng_send_control(e, DCN_T_PROBE, path->node[path->len - 1], nha, (unsigned)n, avail, pl, sizeof pl) < 0)
         return -1;
     e->c.probe_tx++;
     return 0;
 }
 
-static uint64_t io_now(void *ctx) { return now(ctx); }
+static uint64_t io_now(void *ctx) { return eng_now(ctx); }
 static uint32_t io_avail(void *ctx, uint16_t port, int out) { return engine_port_avail(ctx, port, out); }
 
 /* ---- setup ---- */
@@ -171,7 +189,15 @@ int engine_init(engine *e, const dcn_topo *t, uint32_t self, const engine_config
         return -1;
     }
     e->n_containers = (uint32_t)nc;
-    e->start_ms = now(e);
+    if (e->container_of && cfg->mdcube_routing == ENGINE_MDCUBE_HIER && t->family &&
+        strcmp(t->family->name, "mdcube") == 0) {
+        e->hier = mdc_create(t, self, cfg->seed);
+        if (!e->hier) {
+            engine_fini(e);
+            return -1;
+        }
+    }
+    e->start_ms = eng_now(e);
     return 0;
 }
 
@@ -183,17 +209,21 @@ void engine_fini(engine *e)
     e->container_of = NULL;
     free(e->walk_mark);
     e->walk_mark = NULL;
+    mdc_destroy(e->hier);
+    e->hier = NULL;
 }
 
 /* The full path a header names, in O(nhops). */
-static nha_walk_result walk(engine *e, const dcn_hdr *h, dcn_path *path)
+nha_walk_result eng_walk(engine *e, const dcn_hdr *h, dcn_path *path)
 {
     if (++e->walk_stamp == 0) { /* wrapped: no entry may look visited */
         memset(e->walk_mark, 0, e->t->n_servers * sizeof *e->walk_mark);
         e->walk_stamp = 1;
     }
     unsigned bad;
-    return nha_walk_marked(e->t, h->src, h->dst, h->nha, h->nhops, path, &bad, e->walk_mark, e->walk_stamp);
+    /* a segmented path ends where its current segment ends */
+    uint32_t dst = (h->flags & DCN_FLAG_SEGMENTED) ? DCN_NONE : h->dst;
+    return nha_walk_marked(e->t, h->src, dst, h->nha, h->nhops, path, &bad, e->walk_mark, e->walk_stamp);
 }
 
 /* Validates the path of a received frame (any type): it must be walkable
@@ -202,7 +232,7 @@ static nha_walk_result walk(engine *e, const dcn_hdr *h, dcn_path *path)
  * our position in path. */
 static int check_path(engine *e, unsigned port, const dcn_hdr *h, dcn_path *path)
 {
-    switch (walk(e, h, path)) {
+    switch (eng_walk(e, h, path)) {
     case NHA_WALK_OK: break;
     case NHA_WALK_NOT_NEIGHBOR: e->c.drop_not_neighbor++; return -1;
     case NHA_WALK_LOOP: e->c.drop_loop++; return -1;
@@ -302,7 +332,7 @@ static int path_containers(const engine *e, const dcn_path *p, uint32_t *out)
 }
 
 /* The extension's flow id: FNV-1a of the 5-tuple. */
-static uint32_t flow_id(const dcn_flow_key *k)
+uint32_t eng_flow_id(const dcn_flow_key *k)
 {
     const uint8_t bytes[13] = {(uint8_t)(k->src_ip >> 24), (uint8_t)(k->src_ip >> 16), (uint8_t)(k->src_ip >> 8),
                                (uint8_t)k->src_ip, (uint8_t)(k->dst_ip >> 24), (uint8_t)(k->dst_ip >> 16),
@@ -362,7 +392,7 @@ static void on_hello(engine *e, unsigned port, const uint8_t *frame, const dcn_h
         return;
     }
     bool went_up = false;
-    if (h->src >= e->t->n_servers || neigh_on_hello(&e->nt, port, h->src, frame + 6, now(e), &went_up) < 0) {
+    if (h->src >= e->t->n_servers || neigh_on_hello(&e->nt, port, h->src, frame + 6, eng_now(e), &went_up) < 0) {
         e->c.drop_not_neighbor++;
         return;
     }
@@ -377,6 +407,8 @@ static void on_hello(engine *e, unsigned port, const uint8_t *frame, const dcn_h
 static void path_failure_payload(engine *e, const uint8_t *pl)
 {
     ps_on_path_failure(e->ps, dcn_get32(pl), dcn_get32(pl + 4));
+    if (e->hier)
+        mdc_on_path_failure(e->hier, dcn_get32(pl), dcn_get32(pl + 4), eng_now(e));
 }
 
 static bool same_link(uint32_t a, uint32_t b, uint32_t u, uint32_t v) { return (a == u && b == v) || (a == v && b == u); }
@@ -443,6 +475,8 @@ static bool path_failure_acceptable(engine *e, unsigned port, const uint8_t *fra
     dcn_path to_reporter = *path;
     to_reporter.len = (uint32_t)pos + 1;
     dcn_path_reverse(&to_reporter);
+    if (e->hier && mdc_failure_match(e->hier, &to_reporter, a, b))
+        return true; /* a segment we own, MDCube hierarchical routing */
     switch (ps_failure_match(e->ps, &to_reporter, a, b)) {
     case PS_FAIL_ON_PATH: return true;
     case PS_FAIL_LINK_OFF_PATH: e->c.drop_fail_link_off_path++; return false;
@@ -450,24 +484,48 @@ static bool path_failure_acceptable(engine *e, unsigned port, const uint8_t *fra
     }
 }
 
-/* A data packet or probe cannot take its next hop: tell the source. */
-static void report_failure(engine *e, const dcn_hdr *h, const dcn_path *path, int pos, int next, unsigned port)
+/* One control message per source (and owner) per ENGINE_FAIL_RATE_LIMIT_MS. */
+bool eng_failure_rate_ok(engine *e, uint32_t to)
 {
-    uint64_t t = now(e);
-    uint64_t *last = &e->fail_sent_ms[h->src & 255];
-    if (*last && t - *last < FAIL_RATE_LIMIT_MS) {
+    uint64_t t = eng_now(e);
+    uint64_t *last = &e->fail_sent_ms[to & 255];
+    if (*last && t - *last < ENGINE_FAIL_RATE_LIMIT_MS) {
         e->c.drop_failure_rate_limited++;
-        return;
+        return false;
     }
     *last = t ? t : 1;
-    uint32_t a, b;
-    failed_link(e, path, pos, next, port, &a, &b);
+    return true;
+}
+
+/* The NHAs from path position pos back to position to (to < pos). */
+int eng_encode_back(engine *e, const dcn_path *path, int pos, int to, uint8_t *nha)
+{
     dcn_path back;
     back.len = 0;
-    for (int i = pos; i >= 0; i--)
+    for (int i = pos; i >= to; i--)
         back.node[back.len++] = path->node[i];
+    return nha_encode_path(e->t, &back, nha, DCN_MAX_HOPS);
+}
+
+/* A data packet or probe cannot take its next hop: tell the server that
+ * chose that hop, the source, or in a segmented MDCube packet the server
+ * that wrote the current segment. */
+static void report_failure(engine *e, const dcn_hdr *h, const dcn_path *path, int pos, int next, unsigned port)
+{
+    uint32_t a, b;
+    eng_failed_link(e, path, pos, next, port, &a, &b);
+    int owner = (h->flags & DCN_FLAG_SEGMENTED) ? nha_server_pos(e->t, path, h->seg_start) : 0;
+    if (owner < 0 || owner > pos)
+        return;
+    if (owner == pos) { /* our own segment: repair it here */
+        if (e->hier)
+            mdc_link_down(e->hier, a, b, eng_now(e));
+        return;
+    }
+    if (!eng_failure_rate_ok(e, path->node[owner]))
+        return;
     uint8_t nha[DCN_MAX_HOPS];
-    int n = nha_encode_path(e->t, &back, nha, DCN_MAX_HOPS);
+    int n = eng_encode_back(e, path, pos, owner, nha);
     if (n <= 0)
         return;
     uint8_t pl[DCN_FAIL_PAYLOAD] = {0};
@@ -475,7 +533,7 @@ static void report_failure(engine *e, const dcn_hdr *h, const dcn_path *path, in
     dcn_put32(pl + 4, b);
     pl[8] = h->type;
     dcn_put16(pl + 10, h->pkt_id);
-    if (send_control(e, DCN_T_PATH_FAIL, h->src, nha, (unsigned)n, 0, pl, sizeof pl) == 0)
+    if (eng_send_control(e, DCN_T_PATH_FAIL, path->node[owner], nha, (unsigned)n, 0, pl, sizeof pl) == 0)
         e->c.path_failure_tx++;
 }
 
@@ -509,7 +567,7 @@ static void deliver_local(engine *e, unsigned port, const dcn_hdr *h, const uint
         dcn_path_reverse(&back);
         uint8_t nha[DCN_MAX_HOPS];
         int n = nha_encode_path(e->t, &back, nha, DCN_MAX_HOPS);
-        if (n > 0 && send_control(e, DCN_T_PROBE_RESP, h->src, nha, (unsigned)n, avail, payload,
+        if (n > 0 && eng_send_control(e, DCN_T_PROBE_RESP, h->src, nha, (unsigned)n, avail, payload,
                                   DCN_PROBE_PAYLOAD) == 0)
             e->c.probe_resp_tx++;
         return;
@@ -532,6 +590,19 @@ static void deliver_local(engine *e, unsigned port, const dcn_hdr *h, const uint
         e->c.path_failure_rx++;
         path_failure_payload(e, payload);
         return;
+    case DCN_T_UNREACH:
+        if (h->payload_len < DCN_UNREACH_PAYLOAD) {
+            e->c.drop_bad_payload++;
+            return;
+        }
+        if (!e->hier || !mdc_on_unreach(e->hier, dcn_get32(payload + 4), dcn_get32(payload), dcn_get32(payload + 8),
+                                        dcn_get32(payload + 12), eng_now(e))) {
+            e->c.drop_fail_unknown_flow++;
+            return;
+        }
+        e->c.rx_ok++;
+        e->c.unreach_rx++;
+        return;
     }
 }
 
@@ -548,13 +619,13 @@ static void relay(engine *e, unsigned port, uint8_t *frame, size_t len, const dc
         e->c.path_failure_overheard++;
         path_failure_payload(e, payload);
     }
-    if (!hop_usable(e, ne)) {
+    if (!eng_hop_usable(e, ne)) {
         e->c.drop_next_hop_down++;
         if (h->type != DCN_T_DATA && h->type != DCN_T_PROBE)
             return;
         dcn_path walked;
         if (!path) { /* a data frame from the cache: walk its path now (it was valid) */
-            if (walk(e, h, &walked) != NHA_WALK_OK)
+            if (eng_walk(e, h, &walked) != NHA_WALK_OK)
                 return;
             path = &walked;
             pos = nha_server_pos(e->t, path, h->nhi);
@@ -571,10 +642,10 @@ static void relay(engine *e, unsigned port, uint8_t *frame, size_t len, const dc
     if (h->flags & DCN_FLAG_MDCUBE)
         advance_container(e, hdr, h, ne->node);
     dcn_hdr_set_nhi(hdr, (uint8_t)(h->nhi + 1));
-    put_eth(e, frame, ne->mac, ne->port);
+    eng_put_eth(e, frame, ne->mac, ne->port);
     e->c.rx_ok++;
     e->c.relayed++;
-    tx(e, ne->port, frame, len);
+    eng_tx(e, ne->port, frame, len);
 }
 
 void engine_rx_frame(engine *e, unsigned port, uint8_t *frame, size_t len)
@@ -615,7 +686,8 @@ void engine_rx_frame(engine *e, unsigned port, uint8_t *frame, size_t len)
     case DCN_T_DATA:
     case DCN_T_PROBE:
     case DCN_T_PROBE_RESP:
-    case DCN_T_PATH_FAIL: break;
+    case DCN_T_PATH_FAIL:
+    case DCN_T_UNREACH: break;
     default: e->c.drop_unknown_type++; return;
     }
     if (h.nhi > h.nhops) {
@@ -625,7 +697,11 @@ void engine_rx_frame(engine *e, unsigned port, uint8_t *frame, size_t len)
     if (h.type == DCN_T_DATA) { /* the fast path: no walk once the path is known good */
         if (!data_path_ok(e, port, &h))
             return;
-        if (h.nhi == h.nhops)
+        if (h.nhi == h.nhops && h.dst != e->self && (h.flags & DCN_FLAG_SEGMENTED))
+            engine_mdc_extend(e, &h, payload);
+        else if (h.nhi == h.nhops && h.dst != e->self)
+            e->c.drop_bad_path++; /* a cached walk of a segmented twin */
+        else if (h.nhi == h.nhops)
             deliver_local(e, port, &h, payload, NULL);
         else
             relay(e, port, frame, len, &h, payload, NULL, -1);
@@ -637,7 +713,9 @@ void engine_rx_frame(engine *e, unsigned port, uint8_t *frame, size_t len)
         return;
     if (h.type == DCN_T_PATH_FAIL && !path_failure_acceptable(e, port, frame, &h, payload, &path, pos))
         return;
-    if (h.nhi == h.nhops)
+    if (h.nhi == h.nhops && h.dst != e->self)
+        e->c.drop_bad_path++; /* control messages are never segmented */
+    else if (h.nhi == h.nhops)
         deliver_local(e, port, &h, payload, &path);
     else
         relay(e, port, frame, len, &h, payload, &path, pos);
@@ -667,6 +745,10 @@ void engine_from_tun(engine *e, uint8_t *buf, size_t len)
         k.src_port = dcn_get16(ip + ihl);
         k.dst_port = dcn_get16(ip + ihl + 2);
     }
+    if (e->hier && e->container_of[dst] != e->container_of[e->self]) {
+        engine_mdc_from_tun(e, ip, len, dst, &k);
+        return;
+    }
     const dcn_path *path = ps_route(e->ps, &k, dst, (uint32_t)len);
     const engine_tx_path *tp = path ? tx_path(e, path) : NULL;
     if (!tp || tp->nhops <= 0) {
@@ -674,10 +756,10 @@ void engine_from_tun(engine *e, uint8_t *buf, size_t len)
         return;
     }
     neigh_entry *ne = &e->nt.e[tp->nha[0]];
-    if (!hop_usable(e, ne)) {
+    if (!eng_hop_usable(e, ne)) {
         e->c.drop_next_hop_down++;
         uint32_t a, b;
-        failed_link(e, path, 0, (int)tp->first_pos, ne->port, &a, &b);
+        eng_failed_link(e, path, 0, (int)tp->first_pos, ne->port, &a, &b);
         ps_on_path_failure(e->ps, a, b);
         return;
     }
@@ -692,14 +774,14 @@ void engine_from_tun(engine *e, uint8_t *buf, size_t len)
         h.n_containers = (uint8_t)tp->n_containers;
         memcpy(h.container, tp->container, (size_t)tp->n_containers * sizeof h.container[0]);
         h.container_idx = tp->container_idx;
-        h.flow_id = flow_id(&k);
+        h.flow_id = eng_flow_id(&k);
     }
     size_t hl = dcn_hdr_len(&h);
     uint8_t *frame = ip - hl - DCN_ETH_HLEN;
     dcn_hdr_encode(&h, frame + DCN_ETH_HLEN, hl);
-    put_eth(e, frame, ne->mac, ne->port);
+    eng_put_eth(e, frame, ne->mac, ne->port);
     e->c.tx_data_from_tun++;
-    tx(e, ne->port, frame, DCN_ETH_HLEN + hl + len);
+    eng_tx(e, ne->port, frame, DCN_ETH_HLEN + hl + len);
 }
 
 /* ---- timers and links ---- */
@@ -712,12 +794,12 @@ static void send_hello(engine *e, unsigned port)
     dcn_hdr h = {.type = DCN_T_HELLO, .src = e->self, .dst = DCN_BROADCAST_ADDR, .pkt_id = e->next_pkt_id++,
                  .payload_len = DCN_HELLO_PAYLOAD, .nha = NULL};
     size_t hl = dcn_hdr_encode(&h, f + DCN_ETH_HLEN, sizeof e->scratch - DCN_ETH_HLEN);
-    put_eth(e, f, eth_broadcast, port);
+    eng_put_eth(e, f, eth_broadcast, port);
     uint8_t *pl = f + DCN_ETH_HLEN + hl;
     memset(pl, 0, DCN_HELLO_PAYLOAD);
     pl[0] = (uint8_t)port;
     dcn_put16(pl + 2, (uint16_t)(e->cfg.hello_ms > 0xffff ? 0xffff : e->cfg.hello_ms));
-    if (tx(e, port, f, DCN_ETH_HLEN + hl + DCN_HELLO_PAYLOAD) == 0)
+    if (eng_tx(e, port, f, DCN_ETH_HLEN + hl + DCN_HELLO_PAYLOAD) == 0)
         e->c.hello_tx++;
 }
 
@@ -725,7 +807,7 @@ void engine_send_hellos(engine *e)
 {
     for (unsigned p = 0; p < e->nports; p++)
         send_hello(e, p);
-    e->last_hello_ms = now(e);
+    e->last_hello_ms = eng_now(e);
 }
 
 static void update_rates(engine *e, uint64_t t)
@@ -745,7 +827,7 @@ static void update_rates(engine *e, uint64_t t)
 
 void engine_tick(engine *e)
 {
-    uint64_t t = now(e);
+    uint64_t t = eng_now(e);
     /* a few ms of slack: a tick that fires just early must not push the
      * hello a whole tick late */
     if (t - e->last_hello_ms + 5 >= e->cfg.hello_ms)
@@ -754,6 +836,8 @@ void engine_tick(engine *e)
     e->c.neighbor_down_events += neigh_expire(&e->nt, t, dead);
     update_rates(e, t);
     ps_tick(e->ps);
+    if (e->hier)
+        mdc_tick(e->hier, t);
 }
 
 void engine_carrier(engine *e, unsigned port, bool up)

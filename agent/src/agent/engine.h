@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "counters.h"
+#include "mdc_route.h"
 #include "neigh.h"
 #include "nha.h"
 #include "path_select.h"
@@ -69,10 +70,17 @@ typedef struct engine_tx_path {
     uint8_t container_idx;
 } engine_tx_path;
 
+/* How data crosses MDCube containers (docs/protocol.md). */
+typedef enum {
+    ENGINE_MDCUBE_HIER = 0, /* the paper's: random jump, each container routes and repairs its segment */
+    ENGINE_MDCUBE_SOURCE,   /* the source's path selection writes the whole path */
+} engine_mdcube_routing;
+
 typedef struct engine_config {
     uint32_t hello_ms;    /* 1000 */
     uint32_t dead_misses; /* 3 */
     uint64_t seed;
+    engine_mdcube_routing mdcube_routing; /* ENGINE_MDCUBE_HIER */
 } engine_config;
 
 typedef struct engine {
@@ -87,6 +95,7 @@ typedef struct engine {
      * links); data packets then carry the MDCube extension */
     uint32_t *container_of;
     uint32_t n_containers;
+    mdc *hier; /* MDCube hierarchical routing (NULL: source routing, or not an MDCube) */
     engine_io io;
     engine_config cfg;
     uint16_t next_pkt_id;

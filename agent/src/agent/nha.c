@@ -161,7 +161,7 @@ static nha_walk_result walk(const dcn_topo *t, uint32_t src, uint32_t dst, const
             out->node[out->len++] = via[k];
         u = next;
     }
-    return u == dst ? NHA_WALK_OK : NHA_WALK_WRONG_DST;
+    return u == dst || dst == DCN_NONE ? NHA_WALK_OK : NHA_WALK_WRONG_DST;
 }
 
 nha_walk_result nha_walk(const dcn_topo *t, uint32_t src, uint32_t dst, const uint8_t *nha, unsigned nhops,

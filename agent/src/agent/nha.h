@@ -53,7 +53,9 @@ typedef enum {
 } nha_walk_result;
 
 /* Follows nhops NHAs from src and fills the full node path. *bad_hop gets
- * the index of the NHA that failed (NOT_NEIGHBOR, LOOP). */
+ * the index of the NHA that failed (NOT_NEIGHBOR, LOOP). dst == DCN_NONE
+ * accepts any server at the end (a segmented MDCube path, which ends where
+ * its current segment ends). */
 nha_walk_result nha_walk(const dcn_topo *t, uint32_t src, uint32_t dst, const uint8_t *nha, unsigned nhops,
                          dcn_path *out, unsigned *bad_hop);
 /* nha_walk in O(nhops): servers already on the path are found through

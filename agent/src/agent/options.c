@@ -75,7 +75,7 @@ int agent_ifname(const agent_options *o, unsigned port, char *out, size_t len)
 
 enum {
     OPT_TOPO = 1000, OPT_NAME, OPT_IFFMT, OPT_PORT, OPT_CTL, OPT_CTL_GROUP, OPT_HELLO, OPT_DEAD, OPT_CAP, OPT_MTU, OPT_PCAP,
-    OPT_TUN, OPT_SEED, OPT_LOG, OPT_PID, OPT_FG, OPT_CHECK, OPT_HELP
+    OPT_TUN, OPT_SEED, OPT_LOG, OPT_PID, OPT_FG, OPT_CHECK, OPT_HELP, OPT_MDCUBE_ROUTING
 };
 
 static const struct option longopts[] = {
@@ -92,6 +92,7 @@ static const struct option longopts[] = {
     {"pcap", required_argument, NULL, OPT_PCAP},
     {"tun", required_argument, NULL, OPT_TUN},
     {"seed", required_argument, NULL, OPT_SEED},
+    {"mdcube-routing", required_argument, NULL, OPT_MDCUBE_ROUTING},
     {"log", required_argument, NULL, OPT_LOG},
     {"pidfile", required_argument, NULL, OPT_PID},
     {"foreground", no_argument, NULL, OPT_FG},
@@ -222,6 +223,16 @@ int agent_options_parse(agent_options *o, int argc, char **argv, char *err, size
             }
             break;
         }
+        case OPT_MDCUBE_ROUTING:
+            if (strcmp(a, "hier") == 0)
+                o->mdcube_routing = ENGINE_MDCUBE_HIER;
+            else if (strcmp(a, "source") == 0)
+                o->mdcube_routing = ENGINE_MDCUBE_SOURCE;
+            else {
+                snprintf(err, errlen, "--mdcube-routing must be hier or source, got '%s'", a);
+                return -1;
+            }
+            break;
         case OPT_LOG:
             if (copy(o->log, sizeof o->log, a) < 0)
                 goto toolong;

@@ -21,6 +21,7 @@ typedef struct agent_options {
     uint32_t mtu;
     char pcap[256], tun[16], log[256], pidfile[256];
     uint64_t seed;
+    engine_mdcube_routing mdcube_routing; /* --mdcube-routing hier (default) | source */
     bool foreground;
     bool check; /* --check: validate the options and the topology, then exit */
 } agent_options;

@@ -18,6 +18,8 @@ size_t dcn_hdr_encode(const dcn_hdr *h, uint8_t *buf, size_t cap)
 {
     if ((h->flags & DCN_FLAG_MDCUBE) && h->n_containers > DCN_MAX_CONTAINERS)
         return 0;
+    if ((h->flags & DCN_FLAG_SEGMENTED) && (!(h->flags & DCN_FLAG_MDCUBE) || h->seg_start > h->nhops))
+        return 0;
     if (h->nhi > h->nhops)
         return 0;
     size_t len = dcn_hdr_len(h);
@@ -41,6 +43,7 @@ size_t dcn_hdr_encode(const dcn_hdr *h, uint8_t *buf, size_t cap)
         uint8_t *e = buf + DCN_OFF_NHA + dcn_nha_bytes(h->nhops);
         e[0] = h->n_containers;
         e[1] = h->container_idx;
+        e[2] = h->seg_start;
         dcn_put32(e + 4, h->flow_id);
         for (unsigned i = 0; i < h->n_containers; i++)
             dcn_put32(e + 8 + 4 * i, h->container[i]);
@@ -71,15 +74,21 @@ dcn_dec_result dcn_hdr_decode(const uint8_t *buf, size_t len, dcn_hdr *h, size_t
     size_t n = DCN_HDR_FIXED + dcn_nha_bytes(h->nhops);
     h->n_containers = 0;
     h->container_idx = 0;
+    h->seg_start = 0;
     h->flow_id = 0;
+    if ((h->flags & DCN_FLAG_SEGMENTED) && !(h->flags & DCN_FLAG_MDCUBE))
+        return DCN_DEC_BAD_EXTENSION;
     if (h->flags & DCN_FLAG_MDCUBE) {
         if (len < n + 8)
             return DCN_DEC_TRUNCATED;
         const uint8_t *e = buf + n;
         h->n_containers = e[0];
         h->container_idx = e[1];
+        h->seg_start = e[2];
         h->flow_id = dcn_get32(e + 4);
         if (h->n_containers > DCN_MAX_CONTAINERS || h->container_idx > h->n_containers)
+            return DCN_DEC_BAD_EXTENSION;
+        if (h->seg_start > h->nhops || (h->seg_start && !(h->flags & DCN_FLAG_SEGMENTED)))
             return DCN_DEC_BAD_EXTENSION;
         n += ext_len(h->n_containers);
         if (len < n)
@@ -121,6 +130,7 @@ const char *dcn_type_name(uint8_t type)
     case DCN_T_PROBE_RESP: return "probe-response";
     case DCN_T_PATH_FAIL: return "path-failure";
     case DCN_T_HELLO: return "hello";
+    case DCN_T_UNREACH: return "unreachable";
     default: return "unknown";
     }
 }

@@ -4,7 +4,8 @@
  *  off len field
  *   0   1  version (1)
  *   1   1  type (data, probe, probe response, path failure, hello)
- *   2   1  flags (bit 0: MDCube extension follows the NHA array)
+ *   2   1  flags (bit 0: MDCube extension follows the NHA array;
+ *                 bit 1: segmented, the NHA path may end before dst)
  *   3   1  nhops: number of NHAs = server hops of the path
  *   4   4  src server address
  *   8   4  dst server address
@@ -19,7 +20,9 @@
  *  MDCube extension (flags bit 0), after the NHA array:
  *   +0  1  number of containers listed (<= DCN_MAX_CONTAINERS)
  *   +1  1  index of the next container to reach
- *   +2  2  reserved, zero
+ *   +2  1  segment start: NHA index of the server that wrote the current
+ *          segment (0 = the source); zero unless segmented
+ *   +3  1  reserved, zero
  *   +4  4  flow id
  *   +8 4*c container ids chosen by the source
  */
@@ -38,6 +41,10 @@
 #define DCN_MAX_CONTAINERS 16
 #define DCN_HDR_MAX (DCN_HDR_FIXED + 256 + 8 + 4 * DCN_MAX_CONTAINERS)
 #define DCN_FLAG_MDCUBE 0x01
+/* Hierarchical MDCube routing (docs/protocol.md): the NHA path ends where
+ * the current container's segment ends; the server there appends the next
+ * segment. Only together with DCN_FLAG_MDCUBE. */
+#define DCN_FLAG_SEGMENTED 0x02
 #define DCN_PROTO_IPV4 0x0800
 #define DCN_BROADCAST_ADDR 0xFFFFFFFFu
 
@@ -47,6 +54,7 @@ enum dcn_pkt_type {
     DCN_T_PROBE_RESP = 3,
     DCN_T_PATH_FAIL = 4,
     DCN_T_HELLO = 5,
+    DCN_T_UNREACH = 6, /* MDCube: the next container cannot be reached */
 };
 
 /* Header field offsets. */
@@ -76,6 +84,7 @@ typedef struct dcn_hdr {
     const uint8_t *nha;
     /* MDCube extension, valid when flags & DCN_FLAG_MDCUBE */
     uint8_t n_containers, container_idx;
+    uint8_t seg_start; /* segmented: NHA index of the current segment's writer */
     uint32_t flow_id;
     uint32_t container[DCN_MAX_CONTAINERS];
 } dcn_hdr;
@@ -132,6 +141,7 @@ const char *dcn_type_name(uint8_t type);
 /* Control payloads (after the header). */
 #define DCN_PROBE_PAYLOAD 20 /* seq(4) src_ip(4) dst_ip(4) sport(2) dport(2) proto(1) pad(3) */
 #define DCN_FAIL_PAYLOAD 12  /* node_a(4) node_b(4) orig_type(1) pad(1) orig_pkt_id(2) */
+#define DCN_UNREACH_PAYLOAD 16 /* flow_id(4) orig_dst(4) from_container(4) to_container(4) */
 #define DCN_HELLO_PAYLOAD 8  /* sender port(1) pad(1) hello interval ms(2) reserved(4) */
 
 #endif

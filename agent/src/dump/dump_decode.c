@@ -71,7 +71,9 @@ static void check_header(const dcn_topo *t, dump_frame *f)
     if (!t)
         return;
     unsigned bad;
-    nha_walk_result r = nha_walk(t, h->src, h->dst, h->nha, h->nhops, &f->path, &bad);
+    /* a segmented MDCube path ends where its current segment ends */
+    uint32_t end = (h->flags & DCN_FLAG_SEGMENTED) ? DCN_NONE : h->dst;
+    nha_walk_result r = nha_walk(t, h->src, end, h->nha, h->nhops, &f->path, &bad);
     f->malformed = walk_reason(r);
     f->walked = r == NHA_WALK_OK;
 }

@@ -23,7 +23,7 @@ __attribute__((format(printf, 2, 3))) static void add(out *o, const char *fmt, .
 
 void dump_type_text(uint8_t type, char *buf, size_t len)
 {
-    if (type >= DCN_T_DATA && type <= DCN_T_HELLO)
+    if (type >= DCN_T_DATA && type <= DCN_T_UNREACH)
         snprintf(buf, len, "%s", dcn_type_name(type));
     else
         snprintf(buf, len, "type-%u", type);
@@ -73,6 +73,13 @@ static void details(out *o, const dcn_topo *t, const dump_frame *f, bool numeric
             add(o, " failed %s-%s (%s id %u)", a, b, ty, dcn_get16(pl + 10));
         }
         return;
+    case DCN_T_UNREACH:
+        if (pl && n >= DCN_UNREACH_PAYLOAD) {
+            node_text(t, dcn_get32(pl + 4), numeric, a, sizeof a);
+            add(o, " flow 0x%08x to %s: container %u to %u down", dcn_get32(pl), a, dcn_get32(pl + 8),
+                dcn_get32(pl + 12));
+        }
+        return;
     case DCN_T_HELLO:
         if (pl && n >= DCN_HELLO_PAYLOAD)
             add(o, " port %u interval %ums", pl[0], dcn_get16(pl + 2));
@@ -113,7 +120,10 @@ void dump_format_line(const dcn_topo *t, const dump_frame *f, bool numeric, char
     if (h->type == DCN_T_PROBE || h->type == DCN_T_PROBE_RESP)
         add(&o, " bw %u", h->avail_mbps);
     if (f->have_ext) {
-        add(&o, " mdcube %u/%u flow 0x%08x containers ", h->container_idx, h->n_containers, h->flow_id);
+        add(&o, " mdcube %u/%u flow 0x%08x", h->container_idx, h->n_containers, h->flow_id);
+        if (h->flags & DCN_FLAG_SEGMENTED)
+            add(&o, " segment %u", h->seg_start);
+        add(&o, " containers ");
         if (!h->n_containers)
             add(&o, "-");
         for (unsigned i = 0; i < h->n_containers; i++)

@@ -159,6 +159,82 @@ int mdcube_algo_detour(const dcn_topo *t, uint32_t src, uint32_t dst, const dcn_
     return 0;
 }
 
+int md_jump_containers(const dcn_topo *t, uint32_t src_c, uint32_t dst_c, uint32_t x, uint32_t *out, uint32_t max)
+{
+    if (!t->priv)
+        return -1;
+    const md_geom *g = geom(t);
+    if (src_c >= g->M || dst_c >= g->M || src_c == dst_c || x >= g->G)
+        return -1;
+    uint32_t dim, value, order[DCN_MAX_DIMS], n = 0, cur;
+    jump_of(g, src_c, x, &dim, &value);
+    md_sawtooth_order(g->dims, dim, order);
+    cur = md_set_coord(g, src_c, dim, value);
+    for (uint32_t i = 0;; i++) {
+        if (cur == dst_c)
+            return (int)n;
+        if (n >= max)
+            return -1;
+        out[n++] = cur;
+        while (i < g->dims && md_coord(g, cur, order[i]) == md_coord(g, dst_c, order[i]))
+            i++;
+        if (i >= g->dims)
+            return -1;
+        cur = md_set_coord(g, cur, order[i], md_coord(g, dst_c, order[i]));
+    }
+}
+
+/* The entry server under far switch sw (already on the path) when the
+ * route onwards is blocked: the first live one, from the transit choice. */
+static int enter_any(md_builder *b, uint32_t c, uint32_t sw, uint32_t transit)
+{
+    const bc_dims *d = &b->g->bc;
+    uint32_t bw = md_node_local(b, sw);
+    for (uint32_t p = 0; p < d->n; p++) {
+        uint32_t s = md_server_node(b->g, c, bc_switch_server(d, bw, (transit + p) % d->n));
+        if (dcn_node_ok(b->f, s) && !dcn_path_contains(b->p, s) && dcn_step_ok(b->f, b->t, sw, s))
+            return dcn_path_push(b->p, s);
+    }
+    return -1;
+}
+
+int md_segment(const dcn_topo *t, uint32_t from, uint32_t dst, const uint32_t *rest, uint32_t nrest,
+               md_choice choice, const dcn_failures *f, dcn_path *out)
+{
+    if (!t->priv || from >= t->n_servers || dst >= t->n_servers || from == dst)
+        return -1;
+    const md_geom *g = geom(t);
+    uint32_t c = from / g->t, dst_c = dst / g->t;
+    md_builder b = {t, g, f, out};
+    dcn_path_clear(out);
+    if (!dcn_node_ok(f, from) || dcn_path_push(out, from) < 0)
+        return -1;
+    if (nrest == 0 && c == dst_c)
+        return md_seg_to_server(&b, c, dst % g->t);
+    uint32_t next = nrest ? rest[0] : dst_c;
+    if (next >= g->M || next == c || cross(&b, c, next, choice) < 0)
+        return -1;
+    uint32_t sw = out->node[out->len - 1], fiber_end = out->len;
+    /* the next container's own route onwards, cut at its first server */
+    int onward;
+    if (next == dst_c)
+        onward = md_seg_to_server(&b, next, dst % g->t);
+    else {
+        uint32_t after = nrest > 1 ? rest[1] : dst_c, bw1, bw2;
+        onward = after < g->M && md_get_link(g, next, after, choice.copy % g->copies, &bw1, &bw2) >= 0
+                     ? md_seg_to_switch(&b, next, bw1, choice.transit)
+                     : -1;
+    }
+    if (onward == 0)
+        for (uint32_t i = fiber_end; i < out->len; i++)
+            if (out->node[i] < t->n_servers) {
+                out->len = i + 1;
+                return 0;
+            }
+    out->len = fiber_end;
+    return enter_any(&b, next, sw, choice.transit);
+}
+
 static int add_expanded(const dcn_topo *t, uint32_t c, const uint32_t *seq, uint32_t len, dcn_pathset *out)
 {
     const md_geom *g = geom(t);

@@ -45,6 +45,27 @@ int mdcube_route_path(const dcn_topo *t, uint32_t src, uint32_t dst, md_choice c
 int mdcube_detour_path(const dcn_topo *t, uint32_t src, uint32_t dst, uint32_t dim, uint32_t value,
                        md_choice choice, const dcn_failures *f, dcn_path *out);
 
+/* Hierarchical routing (section 4.3), as the agents run it.
+ *
+ * md_jump_containers: the containers jump x (0 .. G-1, numbered as
+ * mdcube_algo_detour draws them) crosses between src_c and dst_c, neither
+ * included, in order (the jump's container, then the sawtooth
+ * corrections). Returns how many (at most max), or -1 when x is out of
+ * range, src_c == dst_c, or more than max.
+ *
+ * md_segment: one container's part of a hierarchical path, from server
+ * `from` (in container c) to the first server of the next container
+ * (rest[0], or dst's container when nrest == 0), or to dst itself when c is
+ * dst's container and nrest == 0. rest: the containers still to cross after
+ * c, dst's excluded. The entry server in the next container is the first
+ * server of that container's own route onwards (transit spreads it), or
+ * any live server under the fiber's far switch when that route is blocked.
+ * f may be NULL. Returns 0, or -1 (malformed request, a fiber down, no
+ * live route inside c). */
+int md_jump_containers(const dcn_topo *t, uint32_t src_c, uint32_t dst_c, uint32_t x, uint32_t *out, uint32_t max);
+int md_segment(const dcn_topo *t, uint32_t from, uint32_t dst, const uint32_t *rest, uint32_t nrest,
+               md_choice choice, const dcn_failures *f, dcn_path *out);
+
 /* The family's algorithms (see mdcube.c's table). */
 int mdcube_algo_pathset(const dcn_topo *t, uint32_t src, uint32_t dst, const dcn_route_ctx *ctx, dcn_pathset *out);
 int mdcube_algo_route(const dcn_topo *t, uint32_t src, uint32_t dst, const dcn_route_ctx *ctx, dcn_pathset *out);
