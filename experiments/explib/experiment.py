@@ -134,8 +134,6 @@ class Experiment:
         g.add_argument("--size-scale", type=float, default=1.0,
                        help="transfer sizes as a fraction of the paper's scaled to the link rate "
                             "(1: the paper's bytes x link-mbps/1000, so durations match the paper's)")
-        g.add_argument("--max-queue", type=int, default=None,
-                       help="packets queued per link direction (tc max_queue_size; default: the kernel's 1000)")
         g.add_argument("--seed", type=int, default=1)
         g.add_argument("--build-dir", default=os.path.join(REPO, "build"))
         g.add_argument("--out", default=None, help="results folder (default results/%s)" % name)
@@ -162,8 +160,6 @@ class Experiment:
             self.ap.error("--link-mbps must be 1..10000")
         if not 0 < a.size_scale <= 10:
             self.ap.error("--size-scale must be in (0, 10]")
-        if a.max_queue is not None and not 2 <= a.max_queue <= 100000:
-            self.ap.error("--max-queue must be 2..100000 packets")
         if a.hello_ms < 10:
             self.ap.error("--hello-ms must be >= 10")
         if a.tiny:
@@ -221,8 +217,6 @@ class Experiment:
         example ["--mdcube-routing", "source"]; see agent_accepts())."""
         a = self.a
         server = dict(linkclass.DEFAULT_SERVER, bw=link_mbps or a.link_mbps)
-        if a.max_queue:
-            server["max_queue_size"] = a.max_queue
         tb = Testbed(a.build_dir, spec, switch=switch or a.switch, server_link=server, mtu=mtu or a.mtu,
                      hello_ms=hello_ms or a.hello_ms, agent=agent, agent_args=list(agent_args or ()),
                      log=lambda m: self.log("  " + m.replace("*** ", "")))
@@ -313,8 +307,6 @@ class Experiment:
             "date_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             "runs": runs,
         }
-        if a.max_queue:
-            summary["max_queue_packets"] = a.max_queue
         if extra:
             summary.update(extra)
         if notes:
