@@ -72,11 +72,13 @@ bench: build
 
 # The papers' testbed experiments (root; each brings up and tears down its own
 # network), then results/README.md. EXPERIMENT_ARGS go to every script.
-EXPERIMENTS ?= capacity bcube-forwarding bcube-one-to-one bcube-one-to-several bcube-one-to-all bcube-all-to-all
+EXPERIMENTS ?= capacity bcube-forwarding bcube-one-to-one bcube-one-to-several bcube-one-to-all bcube-all-to-all \
+               mdcube-one-to-one mdcube-c2c mdcube-c2c-all-to-all mdcube-all-to-all mdcube-failures
 EXPERIMENT_ARGS ?=
 experiments: build
 	@for e in $(EXPERIMENTS); do echo "=== experiments/$$e"; experiments/$$e $(EXPERIMENT_ARGS) || echo "experiments/$$e: exit $$?"; done
 	@experiments/bcube-summary
+	@experiments/mdcube-summary
 	@$(PYTHON) -c 'import sys; sys.path.insert(0, "experiments"); from explib import report; print(report.write())'
 
 # The Wireshark/tshark dissector (tools/wireshark/dcn.lua) into the user's

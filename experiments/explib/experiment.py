@@ -60,6 +60,16 @@ def default_choice():
         return dict(FALLBACK_CHOICE, source="fallback (no capacity table yet)")
 
 
+def _first_server(build_dir, spec):
+    from orchestrator.topology import tool_path
+    r = subprocess.run([tool_path(build_dir, "dcn-topo"), "export"] + spec.split(), stdout=subprocess.PIPE,
+                       stderr=subprocess.DEVNULL, text=True)
+    try:
+        return json.loads(r.stdout)["servers"][0]["name"]
+    except (ValueError, KeyError, IndexError):
+        raise ExperimentError("dcn-topo export %s failed" % spec) from None
+
+
 class Net:
     """A testbed up, with its CPU and link samplers running."""
 
@@ -185,6 +195,16 @@ class Experiment:
     def log(self, msg):
         print("[%6.1f s] %s" % (time.time() - self.t_start, msg), flush=True)
 
+    def agent_accepts(self, spec, args):
+        """Whether this build's dcn-agent takes the options `args` for `spec`
+        (asked with `dcn-agent --check`, which parses every option)."""
+        from orchestrator.topology import tool_path
+        exe = tool_path(self.a.build_dir, "dcn-agent")
+        name = _first_server(self.a.build_dir, spec)
+        r = subprocess.run([exe, "--check", "--topo", spec, "--name", name] + list(args),
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        return r.returncode == 0
+
     def scaled_bytes(self, paper_bytes):
         """The paper's transfer size scaled to this run's link rate and --size-scale."""
         return max(1 << 20, int(paper_bytes * self.a.link_mbps / PAPER_LINK_MBPS * self.a.size_scale))
@@ -192,11 +212,13 @@ class Experiment:
     # ------------------------------------------------------------- networks
     @contextlib.contextmanager
     def testbed(self, spec, label, hello_ms=None, agent=None, link_period=1.0, switch=None, mtu=None,
-                link_mbps=None):
+                link_mbps=None, agent_args=None):
+        """agent_args: extra dcn-agent options for this network's agents (for
+        example ["--mdcube-routing", "source"]; see agent_accepts())."""
         a = self.a
         server = dict(linkclass.DEFAULT_SERVER, bw=link_mbps or a.link_mbps)
         tb = Testbed(a.build_dir, spec, switch=switch or a.switch, server_link=server, mtu=mtu or a.mtu,
-                     hello_ms=hello_ms or a.hello_ms, agent=agent,
+                     hello_ms=hello_ms or a.hello_ms, agent=agent, agent_args=list(agent_args or ()),
                      log=lambda m: self.log("  " + m.replace("*** ", "")))
         cpu = links = None
         try:

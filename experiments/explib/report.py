@@ -60,12 +60,54 @@ def rows():
     return out
 
 
+def ratio_summary(name, title, patterns, extra_fields=()):
+    """A summary experiment (bcube-summary's form): the measured and paper
+    ratios of pattern experiments [(label, experiment)], read from their
+    summary.json in results/, as one bar chart (fig10.png) and
+    results/<name>/summary.json. Measures nothing itself."""
+    from . import plots
+    from .experiment import git_commit
+    rows, missing = [], []
+    for label, exp in patterns:
+        try:
+            with open(os.path.join(RESULTS, exp, "summary.json")) as f:
+                d = json.load(f)
+        except (OSError, ValueError):
+            missing.append(exp)
+            continue
+        row = {"pattern": label, "experiment": exp, "valid": d.get("valid"),
+               "ratio_measured": d.get("ratio_measured"), "ratio_paper": d.get("ratio_paper"),
+               "within_15pct": None if not d.get("ratio_measured") or not d.get("ratio_paper") else
+               abs(d["ratio_measured"] / d["ratio_paper"] - 1) <= 0.15,
+               "link_mbps": d.get("link_mbps"), "switch": d.get("switch"), "git_commit": d.get("git_commit")}
+        row.update({k: d.get(k) for k in extra_fields})
+        rows.append(row)
+    out = os.path.join(RESULTS, name)
+    os.makedirs(out, exist_ok=True)
+    plots.bars(os.path.join(out, "fig10.png"), title, [r["pattern"] for r in rows],
+               [("measured", [r["ratio_measured"] for r in rows], {"color": "C0"}),
+                ("paper", [r["ratio_paper"] for r in rows], plots.PAPER_STYLE)],
+               "speed-up over the tree (x)")
+    summary = {"experiment": name, "valid": all(r["valid"] for r in rows) and not missing,
+               "measured": {r["pattern"]: r["ratio_measured"] for r in rows},
+               "paper": {r["pattern"]: r["ratio_paper"] for r in rows}, "rows": rows, "missing": missing,
+               "git_commit": git_commit(),
+               "method": "no measurement of its own: the ratios of the pattern experiments' summaries"}
+    with open(os.path.join(out, "summary.json"), "w") as f:
+        json.dump(summary, f, indent=2)
+        f.write("\n")
+    return summary
+
+
 def write():
     path = os.path.join(RESULTS, "README.md")
     body = HEADER + "\n".join(rows()) + "\n"
     figs = sorted(glob.glob(os.path.join(RESULTS, "bcube-summary", "*.png")))
     if figs:
         body += "\n![BCube against the tree, every pattern (Fig. 10)](bcube-summary/%s)\n" % os.path.basename(figs[0])
+    figs = sorted(glob.glob(os.path.join(RESULTS, "mdcube-summary", "*.png")))
+    if figs:
+        body += "\n![MDCube against the tree, every pattern (Fig. 10)](mdcube-summary/%s)\n" % os.path.basename(figs[0])
     with open(path, "w") as f:
         f.write(body)
     return path

@@ -8,13 +8,16 @@ from .experiment import ExperimentError
 
 
 class Flow:
-    """One iperf3 TCP connection src -> dst of `nbytes` (or `seconds`)."""
+    """One iperf3 TCP connection src -> dst of `nbytes` (or `seconds`).
+    cport: the data connection's client port (iperf3 --cport), so that its
+    path can be told from the control connection's while it runs."""
 
-    def __init__(self, src, dst, nbytes=None, seconds=None, label=None):
+    def __init__(self, src, dst, nbytes=None, seconds=None, label=None, cport=None):
         if (nbytes is None) == (seconds is None):
             raise ValueError("a flow has a size or a duration")
         self.src, self.dst, self.nbytes, self.seconds = src, dst, nbytes, seconds
         self.label = label or "%s>%s" % (src, dst)
+        self.cport = cport
         self.port = None
         self.server = self.client = None
         self.result = None      # the client's iperf3 JSON
@@ -67,6 +70,8 @@ def run_flows(ex, tb, flows, port_base=5201, timeout=None, progress_every=5.0, o
         cmd = ["iperf3", "-c", tb.wiring.ip_of(f.dst), "-p", str(f.port), "-J", "-i", "1",
                "--connect-timeout", "5000"]
         cmd += ["-n", str(f.nbytes)] if f.nbytes is not None else ["-t", str(f.seconds)]
+        if f.cport:
+            cmd += ["--cport", str(f.cport)]
         f.start_time = time.time()
         f.client = tb.spawn_in(f.src, cmd, "iperf3 -c in %s" % f.src, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE)

@@ -51,6 +51,17 @@ def test_one_to_several_tiny(tmp_path):
                                                 "h10": s["measured"]["file_bytes"] // 2 * 2}
 
 
+def test_mdcube_c2c_tiny(tmp_path):
+    s, out, log = run_tiny("mdcube-c2c", tmp_path)
+    assert "flows failed" not in " ".join(s["invalid_reasons"]), log[-2000:]
+    assert s["measured"]["ratio_random_jumps"] is not None
+    assert s["measured"]["ratio_assigned_paths"] is not None
+    assert s["measured"]["ratio_assigned_paths_equal_share_bound"] == 4.0   # Theorem 4's jumps, one block each
+    assert s["paper"]["ratio_random_jumps"] == 2.1 and s["mdcube_routing"]
+    assert (out / "aggregate.png").exists() and (out / "ratios.png").exists()
+    assert any(p.name.startswith("tree_") for p in (out / "raw").iterdir())
+
+
 def test_bad_option_is_one_line(tmp_path):
     r = subprocess.run([os.path.join(REPO, "experiments", "bcube-one-to-one"), "--mtu", "100", "--out",
                         str(tmp_path / "x")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

@@ -1,0 +1,263 @@
+"""What the MDCube experiments share: the paper's testbed and tree, the
+agents' MDCube routing mode, the tree's numbering, and paths read as
+containers and fibres."""
+import threading
+import time
+
+from . import traffic
+from .agentctl import PathWatcher, ctl
+from .experiment import ExperimentError
+
+TESTBED = "mdcube n=2 k=1 m=5"      # topologies/mdcube-testbed.topo: 5 BCube_1 (n=2) containers
+TREE = "tree leaves=5 per_leaf=4"    # topologies/mdcube-tree.topo: a leaf per container
+ROUTING_OPTION = "--mdcube-routing"
+MODES = ("hier", "source")
+
+
+def add_options(ex):
+    ex.add_argument("--topo", default=TESTBED, help="the MDCube (default: the paper's testbed, %(default)s)")
+    ex.add_argument("--tree", default=TREE, help="the baseline (default: the paper's tree, %(default)s)")
+    ex.add_argument(ROUTING_OPTION, choices=("auto",) + MODES, default="auto",
+                    help="the agents' MDCube routing: hier (the paper's random jumps, in-container repair) or "
+                         "source (the source routes every hop); auto: the agent's default, hier where the "
+                         "agent has the option")
+
+
+def supported(ex, spec, mode="hier"):
+    """Whether the agent of this build has --mdcube-routing MODE."""
+    return ex.agent_accepts(spec, [ROUTING_OPTION, mode])
+
+
+def routing(ex, spec, mode):
+    """(extra agent arguments, the mode's name in the summary) for `mode`
+    (auto, hier, source). An agent without the option routes by source."""
+    if mode == "auto":
+        if supported(ex, spec, "hier"):
+            return [ROUTING_OPTION, "hier"], "hier"
+        return [], "source (agent without %s)" % ROUTING_OPTION
+    if not supported(ex, spec, mode):
+        raise ExperimentError("this dcn-agent has no %s %s (build the agent that has it)" % (ROUTING_OPTION, mode))
+    return [ROUTING_OPTION, mode], mode
+
+
+def container(name):
+    """The container of a node name: h3_11 and s3_x1 are in container 3."""
+    return int(name[1:].split("_")[0])
+
+
+def is_switch(name):
+    return name.startswith("s")
+
+
+def fibres(path):
+    """The inter-container links (switch to switch) a path crosses, in order."""
+    return [(a, b) for a, b in zip(path, path[1:]) if is_switch(a) and is_switch(b)]
+
+
+def relay_containers(path):
+    """The containers a path passes between its source's and its destination's."""
+    if not path:
+        return []
+    first, last = container(path[0]), container(path[-1])
+    out = []
+    for n in path:
+        c = container(n)
+        if c not in (first, last) and c not in out:
+            out.append(c)
+    return out
+
+
+def rx_series(net, dst, t0):
+    """[(t, Mb/s)] into dst, summed over its links, from the link sampler."""
+    dirs = [i for i, n in enumerate(net.links.names) if n.endswith(">" + dst)]
+    return [(t - t0, sum(v[i] or 0 for i in dirs)) for t, v in net.links.samples]
+
+
+def into_servers(net, t0, names=None):
+    """[(t, Mb/s)] received by the servers (all, or `names`), from the link counters."""
+    w = net.tb.wiring
+    want = set(names) if names else None
+    idx = [i for i, n in enumerate(net.links.names)
+           if w.is_server(n.split(">")[1]) and (want is None or n.split(">")[1] in want)]
+    return [(t - t0, sum(v[i] or 0 for i in idx)) for t, v in net.links.samples]
+
+
+def mean_between(series, a, b):
+    vals = [v for t, v in series if a <= t <= b]
+    return sum(vals) / len(vals) if vals else None
+
+
+def steady(dur):
+    """The steady part of a transfer of dur seconds: 2 s after its start to
+    1 s before its end (proportionally less for very short runs)."""
+    return min(2.0, 0.2 * dur), dur - min(1.0, 0.1 * dur)
+
+
+def tree_uplink(net, server):
+    """(leaf, root): the tree switch of `server` and the switch above it."""
+    w = net.tb.wiring
+    l0 = w.links_of(server)[0]
+    leaf = l0["b"] if l0["a"] == server else l0["a"]
+    for l in w.links:
+        if l["kind"] == "switch-switch" and leaf in (l["a"], l["b"]):
+            return leaf, (l["b"] if l["a"] == leaf else l["a"])
+    raise ExperimentError("no uplink above %s" % leaf)
+
+
+def r2(x):
+    return None if x is None else round(x, 2)
+
+
+def own_paths(watcher):
+    """The last path of every connection a watched agent is the source of
+    (an agent's flow table also holds connections it only relays)."""
+    return [f["path"] for k, f in watcher.last.items() if f.get("path") and f["path"][0] == k[0]]
+
+
+def all_to_all(ex, net, names, per_conn, label, watch=False):
+    """Every server of `names` sends per_conn bytes to every other one (dcn-relay,
+    one TCP connection each). Returns (record, aggregate series into `names`, t0)."""
+    plan = traffic.all_to_all_plan(names, per_conn)
+    watcher = seg = None
+    if watch:
+        watcher = PathWatcher(net.tb, names, period=2.0,
+                              match=lambda f: f["proto"] == 6 and plan.port_base <= f["dport"] < plan.port_base + 100)
+        seg = SegmentWatcher(net.tb, names, period=2.0)
+        watcher.start()
+        seg.start()
+    n = len(names)
+    res, got, t0, done = traffic.run_relays(ex, net.tb, plan,
+                                            timeout=per_conn * 8 * (n - 1) / (ex.a.link_mbps * 1e6) * 8 + 120)
+    if watcher:
+        watcher.stop()
+        seg.stop()
+    net.traffic_window(t0 + 2, t0 + (done or 3))
+    ex.write_json("raw/%s_relays.json" % label, {"%s:%s" % k: v for k, v in res.items()})
+    failed = sum(1 for r in res.values() if r.get("exit") != 0)
+    failed += sum(1 for x in names if got.get(x, 0) < per_conn * (n - 1))
+    per_server = sum(got.values()) / n * 8 / done / 1e6 if done else None
+    rec = {"completion_s": r2(done), "per_server_mbps": r2(per_server), "failed": failed,
+           "bytes_delivered": sum(got.values())}
+    if watcher:
+        jumps = jumps_of(watcher, seg)
+        rec["flows_seen_by_agents"] = len(jumps)
+        rec["relay_containers_count"] = count_jumps(jumps)
+        if seg.mode == "hier":
+            rec["flows_seen_note"] = ("hier: every flow the servers source, a connection's data and ACK directions "
+                                      "alike (segment entries carry no ports)")
+        ex.write_csv("%s_segments.csv" % label, seg.rows(t0))
+        ex.write_csv("%s_paths.csv" % label, watcher.rows(t0))
+    return rec, into_servers(net, t0, names), t0
+
+
+def fibre_load(net, t0, t1):
+    """Every fibre's load from t0 to t1: the mean of its two directions over its rate."""
+    rates = net.links.mean_rates(t0, t1)
+    out = {}
+    for l in net.tb.wiring.links:
+        if l["kind"] == "switch-switch":
+            ab, ba = "%s>%s" % (l["a"], l["b"]), "%s>%s" % (l["b"], l["a"])
+            cap = net.links.capacity.get(ab)
+            out["%s-%s" % (l["a"], l["b"])] = r2(((rates.get(ab) or 0) + (rates.get(ba) or 0)) / 2 / cap) if cap else None
+    return out
+
+
+def flow_id(src_ip, sport, dst_ip, dport, proto=6):
+    """The MDCube extension's flow id of a 5-tuple (the agents' eng_flow_id:
+    FNV-1a over the addresses, ports and protocol, network order)."""
+    b = bytes(int(x) for x in src_ip.split(".")) + bytes(int(x) for x in dst_ip.split(".")) + \
+        sport.to_bytes(2, "big") + dport.to_bytes(2, "big") + bytes([proto])
+    h = 2166136261
+    for c in b:
+        h = ((h ^ c) * 16777619) & 0xFFFFFFFF
+    return h
+
+
+class SegmentWatcher(threading.Thread):
+    """Polls `dcn-ctl segments` (the hierarchical routing's per-flow table)
+    on some agents every `period` s: last[(agent, flow id)] = entry, and
+    changes = [(unix time, agent, flow id, entry)] whenever an entry's
+    containers, segment, reroutes or jumps change. Empty under source
+    routing (the agents keep no segments)."""
+
+    def __init__(self, tb, names, period=0.5):
+        super().__init__(daemon=True)
+        self.tb, self.names, self.period = tb, list(names), period
+        self.last, self.changes = {}, []
+        self.mode = None
+        self._halt = threading.Event()
+
+    def run(self):
+        while not self._halt.is_set():
+            t = time.time()
+            for n in self.names:
+                r = ctl(self.tb, n, "segments") or {}
+                self.mode = r.get("mdcube_routing", self.mode)
+                for e in r.get("segments", []):
+                    k = (n, e["flow_id"])
+                    sig = (tuple(e["containers"]), tuple(e["segment"]), e["reroutes"], e["jumps"])
+                    old = self.last.get(k)
+                    if old is None or old[0] != sig:
+                        self.changes.append((t, n, e["flow_id"], e))
+                    self.last[k] = (sig, e)
+            self._halt.wait(self.period)
+
+    def stop(self):
+        self._halt.set()
+        if self.is_alive():
+            self.join(5)
+
+    def entry(self, agent, fid):
+        v = self.last.get((agent, fid))
+        return v[1] if v else None
+
+    def full_path(self, src_agent, fid, other=None):
+        """The whole path of a flow by chaining the segments: the source's,
+        then the one kept by the server where it ends, and so on (entries
+        from `other`, a watcher of other agents, too)."""
+        def entry(agent, f):
+            return self.entry(agent, f) or (other.entry(agent, f) if other else None)
+        e = entry(src_agent, fid)
+        if not e:
+            return None
+        path = list(e["segment"])
+        seen = {src_agent}
+        while path and path[-1] not in seen:
+            nxt = entry(path[-1], fid)
+            seen.add(path[-1])
+            if not nxt or not nxt["segment"] or nxt["segment"][0] != path[-1]:
+                break
+            path += list(nxt["segment"][1:])
+        return path
+
+    def rows(self, t0):
+        out = [["t_s", "agent", "flow_id", "source", "containers", "segment", "reroutes", "jumps"]]
+        for t, n, fid, e in self.changes:
+            out.append(["%.3f" % (t - t0), n, "%08x" % fid, e["source"], " ".join(map(str, e["containers"])),
+                        " ".join(e["segment"]), e["reroutes"], e["jumps"]])
+        return out
+
+
+def jumps_of(path_watcher, seg_watcher=None, sources=None, dsts=None):
+    """The containers between source and destination container of every
+    flow the watched agents source: from their whole paths under source
+    routing (and inside a container under hierarchical routing, where BSR
+    routes), and from the sources' segment entries under hierarchical
+    routing (`sources`, `dsts`: keep only entries between these servers; a
+    connection's ACK direction is a flow of its own there)."""
+    out = [relay_containers(p) for p in own_paths(path_watcher)]
+    if seg_watcher:
+        for (agent, _), (_, e) in seg_watcher.last.items():
+            if e.get("source") and e["src"] == agent and (sources is None or agent in sources) and \
+                    (dsts is None or e["dst"] in dsts):
+                out.append(list(e["containers"]))
+    return out
+
+
+def count_jumps(jumps):
+    """{"via 1": n, "direct": n, ...}"""
+    out = {}
+    for j in jumps:
+        k = "via " + "-".join(map(str, j)) if j else "direct"
+        out[k] = out.get(k, 0) + 1
+    return out
