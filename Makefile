@@ -75,8 +75,12 @@ bench: build
 EXPERIMENTS ?= capacity bcube-forwarding bcube-one-to-one bcube-one-to-several bcube-one-to-all bcube-all-to-all \
                mdcube-one-to-one mdcube-c2c mdcube-c2c-all-to-all mdcube-all-to-all mdcube-failures
 EXPERIMENT_ARGS ?=
+# HCN/BCN and BCDC: one script per pattern, run once per family (results/<family>-<pattern>/)
+FAMILY_EXPERIMENTS ?= family-one-to-one family-one-to-several family-one-to-all family-all-to-all
+FAMILIES ?= hcn bcn bcdc
 experiments: build
 	@for e in $(EXPERIMENTS); do echo "=== experiments/$$e"; experiments/$$e $(EXPERIMENT_ARGS) || echo "experiments/$$e: exit $$?"; done
+	@for f in $(FAMILIES); do for e in $(FAMILY_EXPERIMENTS); do echo "=== experiments/$$e --family $$f"; experiments/$$e --family $$f $(EXPERIMENT_ARGS) || echo "experiments/$$e --family $$f: exit $$?"; done; done
 	@experiments/bcube-summary
 	@experiments/mdcube-summary
 	@$(PYTHON) -c 'import sys; sys.path.insert(0, "experiments"); from explib import report; print(report.write())'

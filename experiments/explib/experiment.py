@@ -229,7 +229,8 @@ class Experiment:
                 raise ExperimentError("%s: %s" % (label, e)) from None
             cpu = CpuSampler(0.5)
             links = LinkSampler(tb.wiring, lambda l: linkclass.params_for(
-                tb.wiring.family, l["kind"], tb.server_link, tb.highspeed_link).get("bw"), link_period)
+                tb.wiring.family, l["kind"], tb.server_link, tb.highspeed_link).get("bw"), link_period,
+                host_pid=lambda n: tb.hosts[n].pid)
             cpu.start()
             links.start()
             net = Net(self, label, tb, cpu, links)

@@ -71,14 +71,31 @@ def _read_counter(ifname, what):
         return None
 
 
+def _read_netdev(pid):
+    """{ifname: {"rx_bytes", "tx_bytes"}} of the namespace of process pid."""
+    out = {}
+    try:
+        with open("/proc/%d/net/dev" % pid) as f:
+            for line in f.readlines()[2:]:
+                name, _, rest = line.partition(":")
+                v = rest.split()
+                out[name.strip()] = {"rx_bytes": int(v[0]), "tx_bytes": int(v[8])}
+    except (OSError, ValueError, IndexError):
+        pass
+    return out
+
+
 class LinkSampler(_Sampler):
     """Rate (Mb/s) of both directions of every link. Directions are named
     "A>B". A server-switch link is read on its switch port (rx: from the
     server, tx: towards it); a switch-switch link on its a end."""
 
-    def __init__(self, wiring, capacity_of, period=1.0):
+    def __init__(self, wiring, capacity_of, period=1.0, host_pid=None):
+        """host_pid(name): the pid of a server's namespace; with it the
+        server-server cables (HCN/BCN port 2, DCell) are sampled too, on
+        their a end from /proc/PID/net/dev."""
         super().__init__(period)
-        self.dirs = []  # (name, ifname, counter, capacity Mb/s)
+        self.dirs = []  # (name, ifname or (pid, ifname), counter, capacity Mb/s)
         for l in wiring.links:
             a, b = l["a"], l["b"]
             cap = capacity_of(l)
@@ -88,12 +105,25 @@ class LinkSampler(_Sampler):
             elif not wiring.is_server(b):
                 ifn = l["b_if"]
                 self.dirs += [("%s>%s" % (b, a), ifn, "tx_bytes", cap), ("%s>%s" % (a, b), ifn, "rx_bytes", cap)]
-            # server-server cables (DCell) have no root end; not sampled
+            elif host_pid is not None:  # a server-server cable: both ends in namespaces
+                end = (host_pid(a), l["a_if"])
+                self.dirs += [("%s>%s" % (a, b), end, "tx_bytes", cap), ("%s>%s" % (b, a), end, "rx_bytes", cap)]
         self.names = [d[0] for d in self.dirs]
         self.capacity = {d[0]: d[3] for d in self.dirs}
 
     def read(self):
-        return time.time(), [_read_counter(ifn, c) for _, ifn, c, _ in self.dirs]
+        t = time.time()
+        netdev = {}
+        out = []
+        for _, ifn, c, _ in self.dirs:
+            if isinstance(ifn, tuple):
+                pid, name = ifn
+                if pid not in netdev:
+                    netdev[pid] = _read_netdev(pid)
+                out.append(netdev[pid].get(name, {}).get(c))
+            else:
+                out.append(_read_counter(ifn, c))
+        return t, out
 
     @staticmethod
     def diff(prev, cur):

@@ -68,3 +68,31 @@ def test_bad_option_is_one_line(tmp_path):
     assert r.returncode == 2
     assert "--mtu must be" in r.stderr
     assert not (tmp_path / "x").exists() and not (tmp_path / "x.partial").exists()
+
+
+# HCN/BCN and BCDC: one tiny run per family, each over a different family-*
+# script (they share explib/family.py), on each family's small size.
+FAMILY_TINY = [
+    ("hcn", "family-one-to-several", ["--topo", "hcn n=4 h=1"]),
+    ("bcn", "family-one-to-all", ["--topo", "bcn alpha=2 beta=1 h=1 gamma=0"]),
+    ("bcdc", "family-all-to-all", ["--topo", "bcdc n=3"]),
+]
+
+
+@pytest.mark.parametrize("fam,script,extra", FAMILY_TINY, ids=[f for f, _, _ in FAMILY_TINY])
+def test_family_tiny(tmp_path, fam, script, extra):
+    name = "%s-%s" % (fam, script[len("family-"):])
+    out = tmp_path / name
+    r = subprocess.run([os.path.join(REPO, "experiments", script), "--family", fam, "--tiny", "--out", str(out),
+                        "--switch", "lxbr", "--link-mbps", "20", "--build-dir", testing.build_dir()] + extra,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300)
+    assert r.returncode in (0, 3), r.stdout[-3000:]
+    with open(out / "summary.json") as f:
+        s = json.load(f)
+    for k in FIELDS + ["family", "analytic", "ratio_analytic"]:
+        assert k in s, "summary lacks %s" % k
+    assert s["experiment"] == name and s["family"] == fam
+    assert "flows failed" not in " ".join(s["invalid_reasons"]), r.stdout[-2000:]
+    assert list(out.glob("*.png")), "no plot"
+    assert not os.path.exists(str(out) + ".partial")
+    assert testing.project_bridges() == [], "bridges left behind"
