@@ -147,16 +147,18 @@ class Agents:
         except KeyError:
             raise TestbedError("no server named %s" % name) from None
 
-    def spawn_in(self, name, cmd, what=None, **kw):
-        """Start a tracked auxiliary process (iperf, ping) in a server."""
+    def spawn_in(self, name, cmd, what=None, save=True, **kw):
+        """Start a tracked auxiliary process (iperf, ping) in a server
+        (save=False: the caller writes the state file after a batch)."""
         p = self._spawn(self.host(name), cmd, what or ("aux in " + name), **kw)
-        self.state.save()
+        if save:
+            self.state.save()
         self.aux[p.pid] = p
         return p
 
-    def reap(self, p):
+    def reap(self, p, save=True):
         self.aux.pop(p.pid, None)
-        self.state.drop_proc(p.pid)
+        self.state.drop_proc(p.pid, save=save)
 
     def run_in(self, name, cmd, timeout=60):
         """Run cmd in a server, wait, return (rc, stdout, stderr); tracked while it runs."""
