@@ -47,11 +47,21 @@ class Agents:
         self.agents[name] = p
         return p
 
-    def _start_agents(self):
-        for name in self.hosts:
-            self.start_agent(name)
+    def _start_agents(self, workers=8):
+        """Every agent, several started at once: each start enters the host's
+        namespace (per thread) and waits for its child's exec, which a box
+        busy with the agents already running makes slow."""
+        t0 = time.time()
+        names = list(self.hosts)
+        if len(names) <= workers:
+            for name in names:
+                self.start_agent(name)
+        else:
+            with ThreadPoolExecutor(max_workers=workers) as pool:
+                for f in [pool.submit(self.start_agent, n) for n in names]:
+                    f.result()
         self.state.save()
-        self.log("*** %d agents started" % len(self.agents))
+        self.log("*** %d agents started (%.1f s)" % (len(self.agents), time.time() - t0))
 
     def agent_status(self, name, timeout=5):
         return self.agent_request(name, "status", timeout)
