@@ -47,11 +47,21 @@ class Agents:
         self.agents[name] = p
         return p
 
-    def _start_agents(self):
-        for name in self.hosts:
-            self.start_agent(name)
+    def _start_agents(self, workers=8):
+        """Every agent, several started at once: each start enters the host's
+        namespace (per thread) and waits for its child's exec, which a box
+        busy with the agents already running makes slow."""
+        t0 = time.time()
+        names = list(self.hosts)
+        if len(names) <= workers:
+            for name in names:
+                self.start_agent(name)
+        else:
+            with ThreadPoolExecutor(max_workers=workers) as pool:
+                for f in [pool.submit(self.start_agent, n) for n in names]:
+                    f.result()
         self.state.save()
-        self.log("*** %d agents started" % len(self.agents))
+        self.log("*** %d agents started (%.1f s)" % (len(self.agents), time.time() - t0))
 
     def agent_status(self, name, timeout=5):
         return self.agent_request(name, "status", timeout)
@@ -147,16 +157,18 @@ class Agents:
         except KeyError:
             raise TestbedError("no server named %s" % name) from None
 
-    def spawn_in(self, name, cmd, what=None, **kw):
-        """Start a tracked auxiliary process (iperf, ping) in a server."""
+    def spawn_in(self, name, cmd, what=None, save=True, **kw):
+        """Start a tracked auxiliary process (iperf, ping) in a server
+        (save=False: the caller writes the state file after a batch)."""
         p = self._spawn(self.host(name), cmd, what or ("aux in " + name), **kw)
-        self.state.save()
+        if save:
+            self.state.save()
         self.aux[p.pid] = p
         return p
 
-    def reap(self, p):
+    def reap(self, p, save=True):
         self.aux.pop(p.pid, None)
-        self.state.drop_proc(p.pid)
+        self.state.drop_proc(p.pid, save=save)
 
     def run_in(self, name, cmd, timeout=60):
         """Run cmd in a server, wait, return (rc, stdout, stderr); tracked while it runs."""

@@ -141,6 +141,12 @@ class BringUp:
         n = len(w.server_list)
         t0 = last = time.time()
 
+        first_if = {}
+        for l in sorted(w.links, key=lambda x: (x["a_port"], x["b_port"])):
+            for end, ifn in ((l["a"], l["a_if"]), (l["b"], l["b_if"])):
+                if w.is_server(end):
+                    first_if.setdefault(end, ifn)
+
         def make(s):
             return DcnHost(s["name"], s["id"], w.server_ip(s["id"]), self.agent_mode)
 
@@ -151,7 +157,7 @@ class BringUp:
                 for i, f in enumerate(futures):
                     h = f.result()
                     made[h.name] = h
-                    self.state.data["hosts"].append(state.proc_ref(h.pid, "host " + h.name))
+                    self.state.data["hosts"].append(state.host_ref(h.pid, h.name, first_if.get(h.name)))
                     if i % 64 == 63 or i == n - 1:
                         self.state.save()
                     if time.time() - last > 2 and i < n - 1:
@@ -163,7 +169,7 @@ class BringUp:
                     if f.done() and not f.cancelled() and f.exception() is None:
                         h = f.result()
                         made.setdefault(h.name, h)
-                        ref = state.proc_ref(h.pid, "host " + h.name)
+                        ref = state.host_ref(h.pid, h.name, first_if.get(h.name))
                         if all(r["pid"] != h.pid for r in self.state.data["hosts"]):
                             self.state.data["hosts"].append(ref)
                 self.state.save()
@@ -222,7 +228,8 @@ class BringUp:
         missing = netops.set_up(root_ifs)
         if missing:
             raise TestbedError("switch ports missing: %s" % " ".join(missing[:10]))
-        for name, h in self.hosts.items():
+
+        def one(name, h):
             ifs = per_host.get(name, [])
             names = [i for i, _ in ifs]
             if offload:
@@ -239,6 +246,12 @@ class BringUp:
                 first = h.intfs[min(h.intfs)]
                 netops.run_batch("ip", ["addr add %s/8 dev %s" % (h.dcn_ip, first.name)], pid=h.pid)
                 first.ip, first.prefixLen = h.dcn_ip, 8
+
+        # one `tc -batch` process per host: several at once (each thread
+        # enters its host's namespace by itself)
+        with ThreadPoolExecutor(max_workers=4) as pool:
+            for f in [pool.submit(one, name, h) for name, h in self.hosts.items()]:
+                f.result()
         self.log("*** ports configured%s" % (" (offloads off on both veth ends)" if offload else ""))
 
     def _create_switches(self):

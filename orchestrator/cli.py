@@ -1,4 +1,7 @@
-"""Mininet's CLI plus failure-injection and inspection commands."""
+"""Mininet's CLI plus failure-injection and inspection commands, and the
+decision whether to open it at all (a terminal on stdin, usable)."""
+import os
+
 from mininet.cli import CLI
 from mininet.log import output
 
@@ -116,3 +119,29 @@ class DcnCLI(CLI):
         "events: the failure-injection log of this run."
         for e in self.tb.events:
             output(e + "\n")
+
+
+def terminal_stdin(stdin):
+    """Whether stdin is an open terminal: False for a closed stdin (None, as
+    Python sets it for `<&-`), a pipe, a file or /dev/null."""
+    if stdin is None:
+        return False
+    try:
+        return os.isatty(stdin.fileno())
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
+def run_cli(testbed):
+    """Mininet's CLI until `exit` or Ctrl-D (Mininet's do_EOF). Returns None,
+    or a one-line reason when the terminal stopped answering: a read from a
+    terminal that went away (its pty master closed, a hangup) or from one
+    whose process group is orphaned fails with EIO, which Mininet does not
+    catch."""
+    try:
+        DcnCLI(testbed)
+    except EOFError:
+        return None
+    except OSError as e:
+        return "cannot read the terminal (%s)" % (e.strerror or e)
+    return None

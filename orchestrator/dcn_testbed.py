@@ -11,10 +11,56 @@ import os
 import signal
 import sys
 
+
+
+def _std_fds_open():
+    """A closed stdin/stdout/stderr (`<&-`) gets /dev/null, before anything
+    else opens a file: otherwise the next socket or file takes fd 0, 1 or 2,
+    and every child (ip, tc, the host shells) inherits it as its stdin or
+    output (`ip -batch` then fails with "Socket operation on non-socket")."""
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            nfd = os.open(os.devnull, os.O_RDWR)
+            if nfd != fd:
+                os.dup2(nfd, fd)  # inheritable
+                os.close(nfd)
+            else:
+                os.set_inheritable(fd, True)  # os.open sets close-on-exec
+
+
+_std_fds_open()
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from orchestrator import linkclass, smoke, state  # noqa: E402
+from orchestrator.cli import run_cli, terminal_stdin  # noqa: E402
 from orchestrator.testbed import SWITCH_KINDS, Testbed, TestbedError  # noqa: E402
+
+
+def _silence(name):
+    try:
+        setattr(sys, name, open(os.devnull, "w"))
+    except OSError:
+        pass
+
+
+def say(msg):
+    """print() that never raises: with `make testbed | tee log`, Ctrl-C kills
+    tee as well, and a write to the dead pipe (EPIPE) or to a terminal that
+    went away (EIO) must not stop the teardown. The stream is then replaced by
+    /dev/null, so that nothing complains at exit either."""
+    try:
+        print(msg, flush=True)
+    except (OSError, ValueError):
+        _silence("stdout")
+
+
+def say_err(msg):
+    try:
+        print(msg, file=sys.stderr, flush=True)
+    except (OSError, ValueError):
+        _silence("stderr")
 
 
 class Terminated(Exception):
@@ -98,8 +144,7 @@ def take_netns_lock():
     try:
         fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
-        print("*** waiting for another testbed, experiment or namespace test to finish (%s)" % NETNS_LOCK,
-              flush=True)
+        say("*** waiting for another testbed, experiment or namespace test to finish (%s)" % NETNS_LOCK)
         fcntl.flock(f, fcntl.LOCK_EX)
     return f
 
@@ -118,32 +163,33 @@ def main(argv=None):
     tb = Testbed(a.build_dir, a.topo, switch=a.switch, datapath=a.datapath,
                  server_link=a.server_params, highspeed_link=a.hs_params, mtu=a.mtu,
                  hello_ms=a.hello_ms, dead_misses=a.dead_misses,
-                 agent=False if a.no_agent else None, ready_timeout=a.ready_timeout)
+                 agent=False if a.no_agent else None, ready_timeout=a.ready_timeout, log=say)
     rc = 0
     report = {}
     try:
         tb.start()
         report["timings"] = tb.timings
         if not a.no_smoke:
-            res = smoke.smoke(tb, max_pairs=a.ping_pairs, log=tb.log)
+            res = smoke.smoke(tb, max_pairs=a.ping_pairs, log=say)
             report["smoke"] = res
             if not res["passed"]:
                 rc = 3
-        if sys.stdin.isatty() and not a.no_cli:
-            from orchestrator.cli import DcnCLI
+        if terminal_stdin(sys.stdin) and not a.no_cli:
             tb.log("*** CLI: Mininet commands plus link_down/link_up A B, server_down/server_up H, "
                    "switch_down/switch_up S, ctl H CMD, switches, wiring [NODE], agents, events; exit to tear down")
-            DcnCLI(tb)
+            why = run_cli(tb)
+            if why:
+                say_err("dcn_testbed: %s; tearing down" % why)
         elif a.hold:
             tb.log("*** holding the testbed up (pid %d); SIGTERM or Ctrl-C tears it down" % os.getpid())
             signal.signal(signal.SIGINT, _on_signal)
             while True:
                 signal.pause()
     except TestbedError as e:
-        print("dcn_testbed: %s" % e, file=sys.stderr)
+        say_err("dcn_testbed: %s" % e)
         rc = 2
     except (KeyboardInterrupt, Terminated) as e:
-        print("\ndcn_testbed: interrupted (%s)" % (e or "Ctrl-C"), file=sys.stderr)
+        say_err("\ndcn_testbed: interrupted (%s)" % (e or "Ctrl-C"))
         rc = 130
     finally:
         tb.stop()

@@ -44,7 +44,7 @@ class in_netns:
     def __enter__(self):
         if self.pid is None:
             return self
-        self.home = os.open("/proc/self/ns/net", os.O_RDONLY)
+        self.home = os.open("/proc/thread-self/ns/net", os.O_RDONLY)  # this thread's, not the main one's
         target = os.open("/proc/%d/ns/net" % self.pid, os.O_RDONLY)
         try:
             _setns(target)

@@ -27,8 +27,90 @@ def proc_start_time(pid):
     return int(rest[19])
 
 
+def netns_of(pid):
+    """Identity of pid's network namespace: [st_dev, st_ino] of its nsfs
+    inode (what `ip netns identify` compares), or None."""
+    try:
+        st = os.stat("/proc/%d/ns/net" % pid)
+    except OSError:
+        return None
+    return [st.st_dev, st.st_ino]
+
+
+def netns_map():
+    """{(st_dev, st_ino): [pid, ...]}: every process by network namespace,
+    from one pass over /proc (by namespace, never by name)."""
+    out = {}
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            ns = netns_of(int(d))
+            if ns:
+                out.setdefault(tuple(ns), []).append(int(d))
+    return out
+
+
+def procs_in_netns(idents, exclude=(), nsmap=None):
+    """proc_ref of every process whose network namespace is one of idents.
+    The namespace of this process (the root one) is never matched, whatever
+    idents say; nor are this process and the pids in exclude."""
+    want = {tuple(i) for i in idents if i}
+    home = netns_of(os.getpid())
+    if home:
+        want.discard(tuple(home))
+    if not want:
+        return []
+    nsmap = netns_map() if nsmap is None else nsmap
+    out = []
+    for ident in want:
+        for pid in nsmap.get(ident, ()):
+            if pid == os.getpid() or pid in exclude:
+                continue
+            ref = proc_ref(pid, "process in a host namespace")
+            if ref["start"] is not None:
+                out.append(ref)
+    return out
+
+
+def stop_netns_processes(idents, exclude=(), grace=2.0):
+    """End every process inside the given namespaces (SIGTERM, then SIGKILL),
+    rescanning so that children forked meanwhile go too. Returns how many."""
+    seen = set()
+    for attempt in range(4):
+        refs = procs_in_netns(idents, exclude)
+        if not refs:
+            break
+        seen.update(r["pid"] for r in refs)
+        stop_processes(refs, grace=grace if attempt == 0 else 0.5)
+    return len(seen)
+
+
 def proc_ref(pid, what):
     return {"pid": pid, "start": proc_start_time(pid), "what": what}
+
+
+def host_ref(pid, name, ifname=None):
+    """A host shell: its process, its namespace's identity and one interface
+    that lives in that namespace (clean_from_state checks it before trusting
+    a recorded identity whose shell is gone)."""
+    r = proc_ref(pid, "host " + name)
+    r["netns"] = netns_of(pid)
+    r["ifname"] = ifname
+    return r
+
+
+def recorded_netns_still_ours(ref, nsmap):
+    """The namespace identity of a dead run's host if it is still the run's:
+    the shell still lives (it holds its namespace), or a process sits in a
+    namespace of that identity that still holds the host's own recorded
+    interface (a namespace whose shell died but a daemon keeps)."""
+    if not ref.get("netns"):
+        return None
+    if same_process(ref):
+        return netns_of(ref["pid"])
+    pids = nsmap.get(tuple(ref["netns"]))
+    if pids and ref.get("ifname") and netops.link_exists(ref["ifname"], pids[0]):
+        return ref["netns"]
+    return None
 
 
 def same_process(ref):
@@ -134,6 +216,11 @@ def clean_from_state(data, log=print):
         taps = [b for b in bridges if netops.link_exists(b)]
         netops.run_batch("ip", ["link del dev %s" % b for b in taps], check=False)
         summary["bridges"] = max(summary["bridges"], len(taps))
+    # processes left inside the hosts' namespaces (daemons started from the
+    # CLI), found by namespace identity, before the shells go
+    nsmap = netns_map()
+    idents = [i for i in (recorded_netns_still_ours(h, nsmap) for h in data.get("hosts", [])) if i]
+    summary["procs"] += stop_netns_processes(idents, exclude={h["pid"] for h in data.get("hosts", [])})
     hosts = [h for h in data.get("hosts", []) if same_process(h)]
     for h in hosts:
         try:

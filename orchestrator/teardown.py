@@ -32,7 +32,7 @@ class Teardown:
         # Host shells go before the root-side veths: a dying namespace removes
         # all its devices (and so their peers) in one batch, far faster than
         # deleting thousands of veths one by one.
-        for step in (self._stop_processes, self._delete_bridges, self._stop_hosts,
+        for step in (self._stop_processes, self._stop_namespace_processes, self._delete_bridges, self._stop_hosts,
                      self._delete_root_links, self._remove_sockets):
             try:
                 step()
@@ -66,6 +66,20 @@ class Teardown:
         self.aux.clear()
         self.state.data["procs"] = []
         self.state.save()
+
+    def _stop_namespace_processes(self):
+        """Whatever else still runs inside our hosts' namespaces: daemons
+        started from the CLI (`h13 iperf3 -s -D` forks away from the host
+        shell and would keep the namespace, its veths and their bridge ports
+        alive after the shell is gone), background jobs of the shells. Found
+        by namespace identity while the shells still hold the namespaces
+        (so an identity cannot belong to anyone else), ended by PID. The
+        host shells themselves go in _stop_hosts."""
+        shells = {h.pid for h in self.hosts.values() if h.pid}
+        idents = [state.netns_of(pid) for pid in shells]
+        n = state.stop_netns_processes(idents, exclude=shells)
+        if n:
+            self.log("*** stopped %d process%s left in the hosts' namespaces" % (n, "" if n == 1 else "es"))
 
     def _delete_bridges(self):
         bridges = list(self.state.data.get("bridges", []))
@@ -118,4 +132,8 @@ class Teardown:
         out["bridges"] = [b for b in names if b in existing or netops.link_exists(b)]
         out["links"] = [n for n in self._root_ifnames() if netops.link_exists(n)]
         out["hosts"] = [h.name for h in self.hosts.values() if state.proc_start_time(h.pid)]
+        # anything still inside a namespace one of our hosts had (a daemon
+        # started from the CLI keeps the namespace alive after its shell)
+        out["procs"] = [r["pid"] for r in state.procs_in_netns(
+            [r.get("netns") for r in self.state.data.get("hosts", [])])]
         return out

@@ -41,6 +41,8 @@ def leftovers_of_state(data):
     out["bridges"] = [b for b in data.get("bridges", []) if b in brs or netops.link_exists(b)]
     out["links"] = [n for n in data.get("root_links", []) if netops.link_exists(n)]
     out["sockets"] = [s for s in data.get("sockets", []) if os.path.exists(s)]
+    # processes in a namespace of the run's hosts (a daemon keeps it alive)
+    out["netns_procs"] = state.procs_in_netns([h.get("netns") for h in data.get("hosts", [])])
     return {k: v for k, v in out.items() if v}
 
 

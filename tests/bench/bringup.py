@@ -13,7 +13,6 @@ import fcntl
 import json
 import os
 import platform
-import random
 import subprocess
 import sys
 import threading
@@ -79,6 +78,13 @@ class MemSampler(threading.Thread):
             self.peak = max(self.peak, mem_used_kib())
 
 
+def run_ok(rec):
+    """A run is ok when it came up and every sampled ping answered."""
+    ps = rec.get("ping_sample")
+    return bool(ps) and ps["pairs"] > 0 and ps["failed"] == 0 and ps["ok"] == ps["pairs"] \
+        and "error" not in rec
+
+
 def one_run(build, spec, switch, log, hello_ms):
     rec = {"spec": spec, "switch": switch, "hello_ms": hello_ms}
     sampler = MemSampler()
@@ -102,14 +108,16 @@ def one_run(build, spec, switch, log, hello_ms):
         rec["pss_mib_agents"] = round(sum(pss_kib(p.pid) for p in tb.agents.values()) / 1024.0, 1)
         rec["pss_mib_host_shells"] = round(sum(pss_kib(h.pid) for h in tb.hosts.values()) / 1024.0, 1)
         names = [s["name"] for s in tb.wiring.server_list]
-        if n <= 256:
+        if n <= smoke.SCALE_SERVERS:
             pairs = smoke.choose_pairs(names, max_pairs=min(2 * n, 600))
-        else:  # the agents alone keep 2 cores busy at this size: a small random sample
-            rng = random.Random(7)
-            pairs = sorted({tuple(rng.sample(names, 2)) for _ in range(128)})
-        ok, failed = smoke.ping_pairs(tb, pairs)
-        rec["ping_sample"] = {"pairs": len(pairs), "ok": len(ok), "failed": len(failed)}
-        rec["ok"] = True
+        else:  # the agents alone keep 2 cores busy at this size: the smoke check's sample
+            pairs = smoke.smoke_pairs(names)
+        t1 = time.time()
+        ok, failed = smoke.ping_pairs(tb, pairs, deadline_s=smoke.SCALE_BUDGET_S if n > smoke.SCALE_SERVERS
+                                      else None)
+        rec["ping_sample"] = {"pairs": len(pairs), "ok": len(ok), "failed": len(failed),
+                              "seconds": round(time.time() - t1, 1)}
+        rec["ok"] = run_ok(rec)
     except (TestbedError, RuntimeError) as e:
         rec["ok"] = False
         rec["error"] = str(e)[:500]
@@ -184,9 +192,13 @@ def main():
 def write_summary(out, runs, build):
     head = subprocess.run(["git", "-C", REPO, "rev-parse", "--short", "HEAD"], stdout=subprocess.PIPE,
                           stderr=subprocess.DEVNULL, text=True).stdout.strip()
+    dirty = subprocess.run(["git", "-C", REPO, "status", "--porcelain", "--untracked-files=no", "--",
+                            ".", ":!results"],
+                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True).stdout.strip()
     summary = {
         "repo_head": head,
-        "build_dir": os.path.abspath(build),
+        "repo_modified": bool(dirty),
+        "build_dir": os.path.relpath(os.path.abspath(build), REPO),
         "what": "testbed bring-up: start to every dcn-agent ready, peak extra memory (MemTotal-MemAvailable above the level before the run)",
         "machine": {"cpus": os.cpu_count(), "kernel": platform.release(),
                     "mem_total_mib": round((mem_used_kib() + 0) / 1024.0)},
@@ -198,6 +210,39 @@ def write_summary(out, runs, build):
     os.makedirs(os.path.dirname(out), exist_ok=True)
     with open(out, "w") as f:
         json.dump(summary, f, indent=2)
+    with open(os.path.join(os.path.dirname(out), "table.md"), "w") as f:
+        f.write(table(summary))
+
+
+def table(summary):
+    """The runs as the Markdown table docs/testbed.md shows (written by this
+    script next to summary.json; nothing in it is typed by hand)."""
+    lines = ["Written by tests/bench/bringup.py at %s (commit %s%s); see docs/testbed.md." % (
+        summary["date_utc"], summary["repo_head"], ", modified" if summary.get("repo_modified") else ""),
+        "",
+        "| instance | servers / links | switch | hello (ms) | up (s) | hosts | links | switches "
+        "| host config | agents start | agents ready | peak mem (MiB) | pings ok / sampled | ping (s) "
+        "| teardown (s) | ok |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in summary["runs"]:
+        sw = r["switch"] + (" " + r["datapath"] if r.get("datapath") else "")
+        if r.get("skipped"):
+            lines.append("| %s | | %s | | skipped: %s | | | | | | | | | | | no |" % (r["spec"], sw, r["skipped"]))
+            continue
+        ph = r.get("phases_s", {})
+        ps = r.get("ping_sample") or {}
+        cells = [r["spec"], "%s / %s" % (r.get("servers", ""), r.get("links", "")), sw, str(r.get("hello_ms", ""))]
+        cells.append("%.1f" % r["up_s"] if "up_s" in r else "failed after %s: %s" % (
+            r.get("failed_after_s"), r.get("error", "")[:80].replace("|", "/")))
+        for k in ("hosts", "links", "switches", "host_config", "agents_start", "agents_ready"):
+            cells.append("%.1f" % ph[k] if k in ph else "")
+        cells.append("%.0f" % r["peak_mem_mib"] if "peak_mem_mib" in r else "")
+        cells.append("%s / %s" % (ps.get("ok", ""), ps.get("pairs", "")) if ps else "")
+        cells.append("%.1f" % ps["seconds"] if "seconds" in ps else "")
+        cells.append("%.1f" % r["teardown_s"] if "teardown_s" in r else "")
+        cells.append("yes" if r.get("ok") else "**no**")
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
 
 
 if __name__ == "__main__":

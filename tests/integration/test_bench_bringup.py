@@ -1,0 +1,82 @@
+"""tests/bench/bringup.py's verdict and files (issue 9, section 5): a run is
+`ok` only when every sampled ping answered; the summary and its table are
+written by the script alone, without machine paths. No namespaces: a
+stand-in Testbed and ping function."""
+import importlib.util
+import json
+import os
+import sys
+
+import pytest
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, REPO)
+
+
+@pytest.fixture
+def bench():
+    spec = importlib.util.spec_from_file_location("bringup_bench", os.path.join(REPO, "tests", "bench", "bringup.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+class _Wiring:
+    def __init__(self, n):
+        self.server_list = [{"name": "h%02d" % i, "id": i} for i in range(n)]
+        self.switch_list = [{"name": "s0"}]
+        self.links = [{}] * n
+
+
+class FakeTestbed:
+    def __init__(self, build, spec, **kw):
+        self.wiring = _Wiring(16)
+        self.timings = {}
+        self.agent_mode = True
+        self.agents, self.hosts = {}, {}
+        self.datapath = "netdev"
+        self.stopped = False
+
+    def start(self):
+        self.timings = {"hosts": 0.1, "links": 0.1, "switches": 0.1, "host_config": 0.1,
+                        "agents_start": 0.1, "agents_ready": 0.1, "total": 0.6}
+        return self
+
+    def stop(self):
+        self.stopped = True
+
+
+def _run(bench, monkeypatch, failed_n):
+    def fake_ping(tb, pairs, **kw):
+        return pairs[failed_n:], pairs[:failed_n]
+    monkeypatch.setattr(bench, "Testbed", FakeTestbed)
+    monkeypatch.setattr(bench.smoke, "ping_pairs", fake_ping)
+    return bench.one_run("build", "bcube n=4 k=1", "lxbr", lambda m: None, 100)
+
+
+def test_a_run_with_failed_pings_is_not_ok(bench, monkeypatch):
+    rec = _run(bench, monkeypatch, failed_n=1)
+    assert rec["ping_sample"]["failed"] == 1
+    assert rec["ok"] is False
+
+
+def test_a_run_where_every_ping_answers_is_ok(bench, monkeypatch):
+    rec = _run(bench, monkeypatch, failed_n=0)
+    assert rec["ping_sample"]["failed"] == 0 and rec["ping_sample"]["ok"] == rec["ping_sample"]["pairs"] > 0
+    assert rec["ok"] is True
+
+
+def test_summary_and_table_come_from_the_script_only(bench, monkeypatch, tmp_path):
+    runs = [_run(bench, monkeypatch, failed_n=3), _run(bench, monkeypatch, failed_n=0),
+            {"spec": "bcube n=8 k=3 parts=4", "switch": "ovs", "ok": False, "skipped": "too many ports"}]
+    out = tmp_path / "summary.json"
+    bench.write_summary(str(out), runs, os.path.join(REPO, "build"))
+    s = json.loads(out.read_text())
+    assert set(s) == {"repo_head", "repo_modified", "build_dir", "what", "machine", "date_utc", "runs"}
+    assert s["build_dir"] == "build"  # no machine path
+    assert [r["ok"] for r in s["runs"]] == [False, True, False]
+    table = (tmp_path / "table.md").read_text().splitlines()
+    rows = [l for l in table if l.startswith("| bcube")]
+    assert len(rows) == 3
+    assert rows[0].endswith("| **no** |") and rows[1].endswith("| yes |")
+    assert "29 / 32" in rows[0]  # 2n pairs sampled at 16 servers, 3 failed

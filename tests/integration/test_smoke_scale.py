@@ -1,0 +1,138 @@
+"""The smoke check at scale (issue 9, section 5): a bounded random sample of
+pairs, pinged in parallel, progress printed while it runs, and a time budget
+after which unanswered pings are stopped and counted failed. No namespaces:
+a stand-in testbed runs the ping shells locally with a fake `ping` on PATH
+(its behaviour chosen by the destination's last octet)."""
+import os
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+from orchestrator import smoke  # noqa: E402
+
+FAKE_PING = """#!/bin/sh
+for a; do last=$a; done
+case "${last##*.}" in
+  9) exec sleep 1000 ;;          # never answers
+  8) sleep 0.5; exit 1 ;;        # answers "unreachable"
+  *) sleep %s; exit 0 ;;
+esac
+"""
+
+
+class _State:
+    def __init__(self):
+        self.saves = 0
+
+    def save(self):
+        self.saves += 1
+
+
+class _Wiring:
+    def __init__(self, ips):
+        self.ips = ips
+
+    def ip_of(self, name):
+        return self.ips[name]
+
+
+class FakeTestbed:
+    def __init__(self, tmp, ips, ok_delay=0.2):
+        bindir = tmp / "bin"
+        bindir.mkdir()
+        (bindir / "ping").write_text(FAKE_PING % ok_delay)
+        (bindir / "ping").chmod(0o755)
+        self.env = dict(os.environ, PATH="%s:%s" % (bindir, os.environ.get("PATH", "")))
+        self.wiring = _Wiring(ips)
+        self.state = _State()
+        self.spawned = []
+        self.reaped = []
+
+    def spawn_in(self, name, cmd, what=None, save=True, **kw):
+        p = subprocess.Popen(cmd, env=self.env, start_new_session=True, **kw)
+        self.spawned.append(p.pid)
+        if save:
+            self.state.save()
+        return p
+
+    def reap(self, p, save=True):
+        self.reaped.append(p.pid)
+
+
+def _session_gone(pid, wait=3.0):
+    """No live (non-zombie) process left in the session pid started."""
+    deadline = time.time() + wait
+    while True:
+        alive = []
+        for d in os.listdir("/proc"):
+            if d.isdigit():
+                try:
+                    with open("/proc/%s/stat" % d) as f:
+                        st = f.read()
+                except OSError:
+                    continue
+                fields = st[st.rindex(")") + 2:].split()
+                if int(fields[3]) == pid and fields[0] != "Z":  # session id, state
+                    alive.append(int(d))
+        if not alive or time.time() > deadline:
+            return not alive
+        time.sleep(0.1)
+
+
+def test_progress_is_printed_while_pings_run(tmp_path):
+    ips = {"h%d" % i: "10.0.0.%d" % (i + 1) for i in range(6)}  # octets 1..6 answer after 3 s
+    tb = FakeTestbed(tmp_path, ips, ok_delay=3)
+    lines = []
+    t0 = time.time()
+    ok, failed = smoke.ping_pairs(tb, [("h0", "h1"), ("h2", "h3"), ("h4", "h5"), ("h1", "h0")],
+                                  log=lambda m: lines.append((time.time() - t0, m)), progress_s=1.0)
+    assert len(ok) == 4 and not failed
+    progress = [t for t, m in lines if m.startswith("*** ping:")]
+    assert progress, "no progress printed during a 3 s ping round"
+    assert progress[0] < 2.0
+    assert sorted(tb.reaped) == sorted(tb.spawned)
+
+
+def test_budget_stops_pings_that_do_not_answer(tmp_path):
+    ips = {"a": "10.0.0.1", "b": "10.0.0.2", "hang": "10.0.0.9", "bad": "10.0.0.8"}
+    tb = FakeTestbed(tmp_path, ips)
+    pairs = [("a", "b"), ("a", "hang"), ("b", "hang"), ("b", "bad"), ("hang", "a")]
+    lines = []
+    t0 = time.time()
+    ok, failed = smoke.ping_pairs(tb, pairs, log=lines.append, deadline_s=3, progress_s=1.0)
+    took = time.time() - t0
+    assert took < 6, took
+    assert sorted(ok) == [("a", "b"), ("hang", "a")]
+    assert sorted(failed) == [("a", "hang"), ("b", "bad"), ("b", "hang")]
+    assert any("budget" in m for m in lines), lines
+    # every shell session (with its hanging ping) is gone, and reaped
+    assert all(_session_gone(pid) for pid in tb.spawned)
+    assert sorted(tb.reaped) == sorted(tb.spawned)
+
+
+def test_many_sources_run_in_parallel_with_one_state_save_per_wave(tmp_path):
+    names = ["h%d" % i for i in range(40)]
+    ips = {n: "10.0.1.%d" % (i % 7 + 1) for i, n in enumerate(names)}  # octets 1..7: all answer
+    tb = FakeTestbed(tmp_path, ips, ok_delay=1)
+    pairs = [(names[i], names[(i + 1) % 40]) for i in range(40)]
+    t0 = time.time()
+    ok, failed = smoke.ping_pairs(tb, pairs, max_inflight=256)
+    assert len(ok) == 40 and not failed
+    assert time.time() - t0 < 5  # 40 one-second pings at once, not one after another
+    assert tb.state.saves <= 3
+
+
+def test_pairs_at_scale_are_a_bounded_sample():
+    big = ["h%04d" % i for i in range(2048)]
+    pairs = smoke.smoke_pairs(big, max_pairs=1100)
+    assert len(pairs) == smoke.SCALE_PAIRS <= 256
+    assert len(set(pairs)) == len(pairs) and all(a != b for a, b in pairs)
+    assert smoke.smoke_pairs(big, max_pairs=1100) == pairs  # deterministic
+    assert len(smoke.smoke_pairs(big, max_pairs=50)) == 50
+    small = ["h%02d" % i for i in range(16)]
+    assert len(smoke.smoke_pairs(small)) == 240  # all ordered pairs, as before
+    mid = ["h%03d" % i for i in range(256)]
+    srcs = {a for a, _ in smoke.smoke_pairs(mid)}
+    assert srcs == set(mid)  # up to SCALE_SERVERS: every server sends
+
