@@ -159,7 +159,7 @@ void engine_mdc_from_tun(engine *e, uint8_t *ip, size_t len, uint32_t dst, const
  * next container cannot be reached. */
 void engine_mdc_extend(engine *e, const dcn_hdr *h, const uint8_t *payload)
 {
-    if (!e->hier) {
+    if (!e->hier || h->dst >= e->t->n_servers) { /* a segmented path's end is not checked against dst */
         e->c.drop_bad_path++;
         return;
     }

@@ -194,6 +194,27 @@ static void fresh(mdc_entry *x, uint32_t src, uint32_t dst, uint32_t flow_id, ui
     x->created_ms = now;
 }
 
+/* Books the outcome of a lookup that had to compute: the entry, or NULL
+ * (its slot freed) when no route was found. */
+static const mdc_entry *settle(mdc *m, mdc_entry *x, bool found, bool ok, uint64_t now)
+{
+    if (!ok) {
+        m->c.segments_failed++;
+        x->used = 0;
+        return NULL;
+    }
+    if (found) {
+        m->c.segments_rerouted++;
+        x->reroutes++;
+    } else {
+        m->c.segments_new++;
+    }
+    x->used = 1;
+    x->stale = 0;
+    x->last_ms = now;
+    return x;
+}
+
 const mdc_entry *mdc_source(mdc *m, uint32_t dst, uint32_t flow_id, uint64_t now)
 {
     if (dst >= m->t->n_servers || mdc_container(m, dst) == m->self_c)
@@ -211,21 +232,7 @@ const mdc_entry *mdc_source(mdc *m, uint32_t dst, uint32_t flow_id, uint64_t now
     /* an inner failure keeps the jump: only our own segment changes */
     bool ok = found && x->jump >= 0 && !route_blocked(m, x->container, x->n_containers, dst_c, now) &&
               compute_segment(m, x, x->container, x->n_containers);
-    if (!ok)
-        ok = draw_jump(m, x, now);
-    if (!ok) {
-        m->c.segments_failed++;
-        x->used = 0;
-        return NULL;
-    }
-    if (found)
-        m->c.segments_rerouted++, x->reroutes++;
-    else
-        m->c.segments_new++;
-    x->used = 1;
-    x->stale = 0;
-    x->last_ms = now;
-    return x;
+    return settle(m, x, found, ok || draw_jump(m, x, now), now);
 }
 
 const mdc_entry *mdc_relay(mdc *m, uint32_t src, uint32_t dst, uint32_t flow_id, const uint32_t *rest,
@@ -241,21 +248,12 @@ const mdc_entry *mdc_relay(mdc *m, uint32_t src, uint32_t dst, uint32_t flow_id,
     }
     if (!found)
         fresh(x, src, dst, flow_id, now);
-    if (!compute_segment(m, x, rest, nrest)) {
-        m->c.segments_failed++;
-        x->used = 0;
-        return NULL;
+    bool ok = compute_segment(m, x, rest, nrest);
+    if (ok) {
+        x->n_containers = (uint8_t)nrest;
+        memcpy(x->container, rest, nrest * sizeof rest[0]);
     }
-    if (found)
-        m->c.segments_rerouted++, x->reroutes++;
-    else
-        m->c.segments_new++;
-    x->n_containers = (uint8_t)nrest;
-    memcpy(x->container, rest, nrest * sizeof rest[0]);
-    x->used = 1;
-    x->stale = 0;
-    x->last_ms = now;
-    return x;
+    return settle(m, x, found, ok, now);
 }
 
 /* ---- failures ---- */
