@@ -1,9 +1,7 @@
-/* Source-side path selection as the data plane sees it. Two
- * implementations, chosen at build time:
- *   path_select_bsr.c      — adapter to BSR (bsr.c), when present;
- *   path_select_fallback.c — NOT BSR: the first path of the family's path
- *                            set, avoiding links named in path-failure
- *                            messages (forgotten after 10 s); no probing. */
+/* Source-side path selection as the data plane sees it. One
+ * implementation, chosen by name in CMake (DCN_PATH_SELECT=bsr):
+ * path_select_bsr.c, the adapter to BSR (bsr.c). docs/architecture.md,
+ * "Build: the path selector". */
 #ifndef DCN_AGENT_PATH_SELECT_H
 #define DCN_AGENT_PATH_SELECT_H
 
@@ -39,7 +37,7 @@ typedef struct ps_flow_info {
 
 typedef struct path_select path_select;
 
-/* "bsr" or "fallback-first-path". */
+/* The selector's name: "bsr". */
 const char *ps_name(void);
 path_select *ps_create(const dcn_topo *t, uint32_t self, const ps_io *io, uint64_t seed);
 void ps_destroy(path_select *ps);

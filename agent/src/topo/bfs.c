@@ -127,3 +127,44 @@ void dcn_bfs_server_distances(const dcn_topo *t, uint32_t src, const dcn_failure
     dcn_tmp_free(dist);
     dcn_tmp_free(queue);
 }
+
+int dcn_pathset_repair(const dcn_topo *t, const dcn_failures *f, dcn_pathset *s)
+{
+    if (!f || (!f->n_nodes_down && !f->n_links_down))
+        return (int)s->count;
+    uint32_t n = dcn_n_nodes(t);
+    uint8_t *avoid = dcn_tmp_calloc(n, 1);
+    if (!avoid)
+        return -1;
+    uint8_t *bad = dcn_tmp_calloc(s->count ? s->count : 1, 1);
+    if (!bad) {
+        dcn_tmp_free(avoid);
+        return -1;
+    }
+    for (uint32_t i = 0; i < s->count; i++)
+        bad[i] = !dcn_path_valid(&s->path[i], t, f, NULL);
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < s->count; i++) {
+        if (!bad[i]) {
+            s->path[kept++] = s->path[i];
+            continue;
+        }
+        /* Avoid the inner nodes of every other path: the ones kept, and the
+         * ones still to be examined (BSR: "set ∪ good"). */
+        memset(avoid, 0, n);
+        for (uint32_t j = 0; j < kept; j++)
+            for (uint32_t k = 1; k + 1 < s->path[j].len; k++)
+                avoid[s->path[j].node[k]] = 1;
+        for (uint32_t j = i + 1; j < s->count; j++)
+            if (!bad[j])
+                for (uint32_t k = 1; k + 1 < s->path[j].len; k++)
+                    avoid[s->path[j].node[k]] = 1;
+        dcn_path alt;
+        if (dcn_bfs_path(t, s->path[i].node[0], s->path[i].node[s->path[i].len - 1], f, avoid, &alt) == 0)
+            s->path[kept++] = alt;
+    }
+    s->count = kept;
+    dcn_tmp_free(avoid);
+    dcn_tmp_free(bad);
+    return (int)kept;
+}

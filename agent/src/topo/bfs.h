@@ -22,4 +22,10 @@ int dcn_bfs_path(const dcn_topo *t, uint32_t src, uint32_t dst, const dcn_failur
 void dcn_bfs_server_distances(const dcn_topo *t, uint32_t src, const dcn_failures *f, uint32_t *links_out,
                               uint32_t *hops_out);
 
+/* BSR's repair of a path set under failures: every path that crosses a
+ * failed node or link is replaced by the BFS path that avoids the failures
+ * and the nodes of all the other paths (dropped if none exists). Returns
+ * the number of paths kept. */
+int dcn_pathset_repair(const dcn_topo *t, const dcn_failures *f, dcn_pathset *s);
+
 #endif

@@ -62,10 +62,4 @@ const dcn_algo *dcn_family_algo(const dcn_family *fam, const char *name);
 /* The generic algorithm every family offers: one shortest path (BFS). */
 int dcn_algo_shortest(const dcn_topo *t, uint32_t src, uint32_t dst, const dcn_route_ctx *ctx, dcn_pathset *out);
 
-/* BSR's repair of a path set under failures: every path that crosses a
- * failed node or link is replaced by the BFS path that avoids the failures
- * and the nodes of all the other paths (dropped if none exists). Returns
- * the number of paths kept. */
-int dcn_pathset_repair(const dcn_topo *t, const dcn_failures *f, dcn_pathset *s);
-
 #endif

@@ -166,3 +166,13 @@ int dcn_pathset_add(dcn_pathset *s, const dcn_path *p)
     s->count++;
     return 0;
 }
+
+void dcn_pathset_sort(dcn_pathset *s)
+{
+    for (uint32_t i = 1; i < s->count; i++)
+        for (uint32_t j = i; j > 0 && s->path[j].len < s->path[j - 1].len; j--) {
+            dcn_path tmp = s->path[j];
+            s->path[j] = s->path[j - 1];
+            s->path[j - 1] = tmp;
+        }
+}

@@ -51,5 +51,8 @@ bool dcn_paths_node_disjoint(const dcn_path *a, const dcn_path *b);
 bool dcn_paths_link_disjoint(const dcn_path *a, const dcn_path *b, const dcn_topo *t);
 
 int dcn_pathset_add(dcn_pathset *s, const dcn_path *p);
+/* Orders the paths shortest first (in nodes); paths of one length keep
+ * their order (a stable insertion sort: path sets hold a handful). */
+void dcn_pathset_sort(dcn_pathset *s);
 
 #endif

@@ -93,32 +93,6 @@ int dcn_topo_port_to(const dcn_topo *t, uint32_t a, uint32_t b)
     return -1;
 }
 
-int dcn_topo_build(dcn_topo *t, const char *family, int argc, char **argv, char *err, size_t errlen)
-{
-    memset(t, 0, sizeof *t);
-    const dcn_family *fam = dcn_family_find(family);
-    if (!fam) {
-        int n;
-        const dcn_family *const *all = dcn_families(&n);
-        int off = snprintf(err, errlen, "unknown topology family '%s' (known:", family);
-        for (int i = 0; i < n && off > 0 && (size_t)off < errlen; i++)
-            off += snprintf(err + off, errlen - (size_t)off, " %s", all[i]->name);
-        if (off > 0 && (size_t)off < errlen)
-            snprintf(err + off, errlen - (size_t)off, ")");
-        return -1;
-    }
-    t->family = fam;
-    if (dcn_params_parse(&t->params, fam->name, fam->params, fam->n_params, argc, argv, err, errlen) < 0)
-        return -1;
-    if (fam->validate && fam->validate(&t->params, err, errlen) < 0)
-        return -1;
-    if (fam->build(t, err, errlen) < 0) {
-        dcn_topo_free(t);
-        return -1;
-    }
-    return 0;
-}
-
 void dcn_topo_free(dcn_topo *t)
 {
     if (t->family && t->family->destroy && t->priv)

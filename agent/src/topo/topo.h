@@ -71,6 +71,7 @@ int dcn_topo_port_to(const dcn_topo *t, uint32_t a, uint32_t b);
 
 /* Builds the named family from "key=value" words. On failure returns -1 with
  * a one-line message naming the bad parameter and its allowed range. */
+/* Defined in registry.c, beside the family table. */
 int dcn_topo_build(dcn_topo *t, const char *family, int argc, char **argv, char *err, size_t errlen);
 void dcn_topo_free(dcn_topo *t);
 

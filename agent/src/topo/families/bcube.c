@@ -12,6 +12,7 @@
 
 #include "bcube_layout.h"
 #include "bcube_names.h"
+#include "bfs.h"
 #include "family.h"
 #include "json.h"
 

@@ -12,22 +12,12 @@
 #include "dcell_dfr.h"
 #include "dcell_shape.h"
 
-#define DCELL_MAX_SERVERS 200000L
-
 static const dcn_param_spec dcell_params[] = {
     {"n", DCN_PARAM_INT, 2, 48, 4, "servers per DCell_0 (switch ports; <= 48 keeps NHA indices below 63)"},
     {"k", DCN_PARAM_INT, 0, DCELL_MAX_K, 1, "level: the top is a DCell_k; servers have k+1 ports"},
     {"servers", DCN_PARAM_INT, 0, DCELL_MAX_SERVERS, 0,
      "partial DCell: only the first servers by uid, whole DCell_0s (0: the full DCell_k)"},
 };
-
-/* t[l] = servers in a DCell_l, for l = 0..k; 0 when above the limit. */
-static void dcell_sizes(long n, long k, long *t)
-{
-    t[0] = n;
-    for (long l = 1; l <= k; l++)
-        t[l] = t[l - 1] > DCELL_MAX_SERVERS ? DCELL_MAX_SERVERS + 1 : t[l - 1] * (t[l - 1] + 1);
-}
 
 static int dcell_validate(const dcn_params *p, char *err, size_t errlen)
 {
@@ -47,17 +37,6 @@ static int dcell_validate(const dcn_params *p, char *err, size_t errlen)
     return 0;
 }
 
-dcell_shape dcell_shape_of(const dcn_topo *t)
-{
-    dcell_shape s = {(uint32_t)dcn_param(&t->params, "n"), (uint32_t)dcn_param(&t->params, "k"), {0}, 0};
-    long sz[DCELL_MAX_K + 1];
-    dcell_sizes(s.n, s.k, sz);
-    for (uint32_t l = 0; l <= s.k; l++)
-        s.t[l] = (uint32_t)sz[l];
-    long ns = dcn_param(&t->params, "servers");
-    s.n_present = ns ? (uint32_t)ns : s.t[s.k];
-    return s;
-}
 #define shape_of dcell_shape_of
 
 /* Server uid = a_0 + sum_(l>=1) a_l * t_(l-1) is the node id. Server port 0
@@ -97,28 +76,6 @@ static void dcell_name(const dcn_topo *t, uint32_t v, char *buf, size_t len)
         snprintf(buf, len, "h%u", v);
     else
         snprintf(buf, len, "s%u", v - t->n_servers);
-}
-
-/* DCellRouting on uids inside one DCell_l: the servers of the link between
- * the two sub-DCells, and recursion on both sides. */
-int dcell_route_servers(const dcell_shape *s, uint32_t src, uint32_t dst, uint32_t l, dcn_path *out)
-{
-    if (src == dst)
-        return dcn_path_push(out, src);
-    while (l > 0 && src / s->t[l - 1] == dst / s->t[l - 1])
-        l--;
-    if (l == 0) { /* one DCell_0: through the switch */
-        if (dcn_path_push(out, src) < 0)
-            return -1;
-        return dcn_path_push(out, dst);
-    }
-    uint32_t sub = s->t[l - 1], base = src - src % s->t[l];
-    uint32_t a = (src % s->t[l]) / sub, b = (dst % s->t[l]) / sub;
-    uint32_t n1 = base + a * sub + (a < b ? b - 1 : b);
-    uint32_t n2 = base + b * sub + (a < b ? a : a - 1);
-    if (dcell_route_servers(s, src, n1, l - 1, out) < 0)
-        return -1;
-    return dcell_route_servers(s, n2, dst, l - 1, out);
 }
 
 static int dcell_route_full(const dcn_topo *t, uint32_t src, uint32_t dst, dcn_path *out)

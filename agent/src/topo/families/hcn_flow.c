@@ -169,13 +169,7 @@ int hcn_disjoint_paths(const dcn_topo *t, uint32_t src, uint32_t dst, const uint
         if (take_path(&g, src, dst, p) == 1)
             out->count++;
     }
-    /* Shortest first (insertion sort: a handful of paths). */
-    for (uint32_t i = 1; i < out->count; i++)
-        for (uint32_t j = i; j > 0 && out->path[j].len < out->path[j - 1].len; j--) {
-            dcn_path tmp = out->path[j];
-            out->path[j] = out->path[j - 1];
-            out->path[j - 1] = tmp;
-        }
+    dcn_pathset_sort(out); /* shortest first */
     dcn_tmp_free(parent);
     dcn_tmp_free(queue);
     graph_free(&g);

@@ -213,3 +213,14 @@ int hcn_reroute(const dcn_topo *t, uint32_t src, uint32_t dst, const dcn_failure
     }
     return bfs_fallback(t, f, &seq, 0, src, dst, out);
 }
+
+/* The dcn_algo "reroute" of the hcn and bcn families (hcn_route.h). */
+int hcn_algo_reroute(const dcn_topo *t, uint32_t src, uint32_t dst, const dcn_route_ctx *ctx, dcn_pathset *out)
+{
+    out->count = 0;
+    if (src >= t->n_servers || dst >= t->n_servers || src == dst)
+        return -1;
+    int n = hcn_reroute(t, src, dst, ctx ? ctx->failures : NULL, &out->path[0], NULL);
+    out->count = (uint32_t)n;
+    return n;
+}

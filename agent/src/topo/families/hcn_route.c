@@ -232,12 +232,3 @@ int hcn_algo_route(const dcn_topo *t, uint32_t src, uint32_t dst, const dcn_rout
     out->count = 1;
     return 1;
 }
-
-int hcn_algo_reroute(const dcn_topo *t, uint32_t src, uint32_t dst, const dcn_route_ctx *ctx, dcn_pathset *out)
-{
-    if (check_request(t, src, dst, out) < 0)
-        return -1;
-    int n = hcn_reroute(t, src, dst, ctx ? ctx->failures : NULL, &out->path[0], NULL);
-    out->count = (uint32_t)n;
-    return n;
-}

@@ -6,7 +6,9 @@
  * "Server sequences" are dcn_paths holding only server ids, each adjacent to
  * the next through their common switch or over a port-1 cable;
  * hcn_expand() inserts the switches. The three dcn_algo functions at the
- * bottom serve both families (the topology's priv is an hcn_dims). */
+ * bottom serve both families (the topology's priv is an hcn_dims); the
+ * fault-tolerant ones, hcn_reroute and hcn_algo_reroute, are in
+ * hcn_reroute.c, which uses hcn_route.c and not the other way round. */
 #ifndef DCN_HCN_ROUTE_H
 #define DCN_HCN_ROUTE_H
 

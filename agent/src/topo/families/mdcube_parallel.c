@@ -4,6 +4,7 @@
  * share its fibers (a fiber is a fat pipe of more than k+1 links); inside
  * every container they are node-disjoint. */
 #include "bcube_switch_route.h"
+#include "bfs.h"
 #include "mdcube_route.h"
 #include "mdcube_segment.h"
 

@@ -2,6 +2,7 @@
 
 #include <string.h>
 
+#include "bfs.h"
 #include "mdcube_segment.h"
 
 void md_sawtooth_order(uint32_t dims, uint32_t i, uint32_t *order)
@@ -280,13 +281,7 @@ int mdcube_algo_pathset(const dcn_topo *t, uint32_t src, uint32_t dst, const dcn
                     return -1;
                 out->count++;
             }
-        /* Stable insertion sort by length. */
-        for (uint32_t i = 1; i < out->count; i++)
-            for (uint32_t j = i; j > 0 && out->path[j].len < out->path[j - 1].len; j--) {
-                dcn_path tmp = out->path[j];
-                out->path[j] = out->path[j - 1];
-                out->path[j - 1] = tmp;
-            }
+        dcn_pathset_sort(out); /* shortest first, stable */
     }
     return dcn_pathset_repair(t, f, out);
 }
