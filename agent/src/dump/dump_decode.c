@@ -54,7 +54,7 @@ static void decode_inner(dump_frame *f)
 static void check_header(const dcn_topo *t, dump_frame *f)
 {
     const dcn_hdr *h = &f->h;
-    if (h->type < DCN_T_DATA || h->type > DCN_T_HELLO) {
+    if (h->type < DCN_T_DATA || h->type > DCN_T_UNREACH) {
         f->malformed = "unknown-type";
         return;
     }
