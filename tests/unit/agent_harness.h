@@ -122,6 +122,16 @@ static inline void ah_hello(harness *h, unsigned port, uint32_t from, unsigned f
     engine_rx_frame(&h->e, port, buf, n);
 }
 
+/* A hello from every neighbour of the table (from its port 0), then the
+ * captured frames cleared: every neighbour up. */
+static inline void ah_all_hellos(harness *h)
+{
+    for (unsigned i = 0; i < 256; i++)
+        if (h->e.nt.e[i].valid)
+            ah_hello(h, h->e.nt.e[i].port, h->e.nt.e[i].node, 0);
+    h->nout = 0;
+}
+
 static inline size_t ah_ipv4(uint8_t *buf, uint32_t a, uint32_t b, uint16_t sport, uint16_t dport, size_t len)
 {
     memset(buf, 0, len);

@@ -182,9 +182,7 @@ END_TEST
 START_TEST(segments_render)
 {
     harness *h = ah_new("mdcube n=2 k=1 m=2x2", "h0_00");
-    for (unsigned i = 0; i < 256; i++)
-        if (h->e.nt.e[i].valid)
-            ah_hello(h, h->e.nt.e[i].port, h->e.nt.e[i].node, 0);
+    ah_all_hellos(h);
     uint8_t buf[ENGINE_HEADROOM + 100];
     ah_ipv4(buf + ENGINE_HEADROOM, h->e.self, tu_node(&h->t, "h3_11"), 7, 8, 100);
     engine_from_tun(&h->e, buf, 100);

@@ -587,14 +587,6 @@ END_TEST
 
 
 /* Every neighbour of the harness's server says hello. */
-static void all_hellos(harness *h)
-{
-    for (unsigned i = 0; i < 256; i++)
-        if (h->e.nt.e[i].valid)
-            ah_hello(h, h->e.nt.e[i].port, h->e.nt.e[i].node, 0);
-    h->nout = 0;
-}
-
 /* MDCube, source routing (--mdcube-routing source): a data packet from
  * container 0 to container 3 of a 2x2 MDCube carries the intermediate
  * container and a flow id, and is carried hop by hop (one engine per
@@ -614,7 +606,7 @@ START_TEST(mdcube_extension_end_to_end)
         return;
     const char *spec = "mdcube n=2 k=1 m=2x2";
     harness *h = ah_new_source_routed(spec, "h0_00");
-    all_hellos(h);
+    ah_all_hellos(h);
     uint32_t dst = tu_node(&h->t, "h3_11");
     uint8_t buf[ENGINE_HEADROOM + 200];
     ah_ipv4(buf + ENGINE_HEADROOM, h->e.self, dst, 7, 8, 100);
@@ -645,7 +637,7 @@ START_TEST(mdcube_extension_end_to_end)
         char name[DCN_NAME_MAX];
         dcn_node_name(&h->t, server, name, sizeof name);
         harness *r = ah_new_source_routed(spec, name);
-        all_hellos(r);
+        ah_all_hellos(r);
         int pos = nha_server_pos(&h->t, &path, hop);
         int in_port = dcn_topo_port_to(&h->t, server, path.node[pos - 1]); /* the port the path names */
         ck_assert_int_ge(in_port, 0);
@@ -668,7 +660,7 @@ START_TEST(mdcube_extension_end_to_end)
     ck_assert_int_gt(entered, 0);
     /* a listed container that does not exist is a malformed extension */
     harness *r = ah_new(spec, "h0_01");
-    all_hellos(r);
+    ah_all_hellos(r);
     d.container[0] = 99;
     d.nhi = 1;
     uint8_t bogus[512];

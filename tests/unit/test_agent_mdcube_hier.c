@@ -469,9 +469,7 @@ END_TEST
 START_TEST(hier_segment_end_with_bad_dst_is_dropped)
 {
     harness *h = ah_new("mdcube n=2 k=1 m=5", "h1_00");
-    for (unsigned i = 0; i < 256; i++)
-        if (h->e.nt.e[i].valid)
-            ah_hello(h, h->e.nt.e[i].port, h->e.nt.e[i].node, 0);
+    ah_all_hellos(h);
     /* h3_11 -> h1_00 in one hop (3.1x and 1.x0 share a fibre), dst far out of range */
     uint32_t src = tu_node(&h->t, "h3_11");
     dcn_path p;

@@ -519,7 +519,7 @@ static void report_failure(engine *e, const dcn_hdr *h, const dcn_path *path, in
         return;
     if (owner == pos) { /* our own segment: repair it here */
         if (e->hier)
-            mdc_link_down(e->hier, a, b, eng_now(e));
+            mdc_on_path_failure(e->hier, a, b, eng_now(e));
         return;
     }
     if (!eng_failure_rate_ok(e, path->node[owner]))

@@ -49,7 +49,7 @@ static const mdc_entry *usable_segment(engine *e, const mdc_entry *(*get)(engine
             return x;
         uint32_t a, b;
         dead_first_hop(e, x, ne->port, &a, &b);
-        mdc_link_down(e->hier, a, b, eng_now(e));
+        mdc_on_path_failure(e->hier, a, b, eng_now(e));
     }
     return NULL;
 }

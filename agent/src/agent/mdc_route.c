@@ -275,8 +275,6 @@ void mdc_on_path_failure(mdc *m, uint32_t a, uint32_t b, uint64_t now)
             m->e[i].stale = 1;
 }
 
-void mdc_link_down(mdc *m, uint32_t a, uint32_t b, uint64_t now) { mdc_on_path_failure(m, a, b, now); }
-
 bool mdc_failure_match(const mdc *m, const dcn_path *to_reporter, uint32_t a, uint32_t b)
 {
     if (to_reporter->len == 0)

@@ -84,14 +84,11 @@ const mdc_entry *mdc_source(mdc *m, uint32_t dst, uint32_t flow_id, uint64_t now
  * container cut): the caller tells the source. */
 const mdc_entry *mdc_relay(mdc *m, uint32_t src, uint32_t dst, uint32_t flow_id, const uint32_t *rest,
                            unsigned nrest, uint64_t now_ms);
-/* The first hop of an entry's segment is dead (a neighbour or our port):
- * a-b is the link to avoid. The entry is rerouted on its next packet. */
-void mdc_link_down(mdc *m, uint32_t a, uint32_t b, uint64_t now_ms);
-
 /* A path-failure message addressed to us names a-b: does a segment we own
  * go through the reporter (to_reporter: our path to it) and over a-b? */
 bool mdc_failure_match(const mdc *m, const dcn_path *to_reporter, uint32_t a, uint32_t b);
-/* Learns the failed link and marks every segment over it for rerouting. */
+/* Learns the failed link (from a path-failure message, or a dead first hop
+ * of our own) and marks every segment over it for rerouting. */
 void mdc_on_path_failure(mdc *m, uint32_t a, uint32_t b, uint64_t now_ms);
 /* "Destination unreachable" for one of our flows: the fibre from container
  * from_c to to_c is down. Returns false (counted) when no flow of ours to
