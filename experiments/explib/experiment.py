@@ -129,6 +129,9 @@ class Experiment:
         g.add_argument("--mtu", type=int, default=ch["mtu"], help="link MTU (default %(default)s, the papers' 9 KB)")
         g.add_argument("--link-mbps", type=float, default=ch["link_mbps"],
                        help="server link rate, Mb/s (default %(default)s; the papers: 1000)")
+        g.add_argument("--queue-pkts", type=int, default=None,
+                       help="every link's queue, in packets (a pfifo under the shaper; default: the "
+                            "kernel's 1000). The papers' mini-switches had small buffers")
         g.add_argument("--hello-ms", type=int, default=1000,
                        help="agent hello period (default 1000, the papers'; the fast setting is 100)")
         g.add_argument("--size-scale", type=float, default=1.0,
@@ -162,6 +165,8 @@ class Experiment:
             self.ap.error("--size-scale must be in (0, 10]")
         if a.hello_ms < 10:
             self.ap.error("--hello-ms must be >= 10")
+        if a.queue_pkts is not None and not 1 <= a.queue_pkts <= 100000:
+            self.ap.error("--queue-pkts must be 1..100000")
         if a.tiny:
             a.size_scale = min(a.size_scale, 0.01)
         if os.geteuid() != 0:
@@ -178,8 +183,10 @@ class Experiment:
         shutil.rmtree(self.work, ignore_errors=True)
         os.makedirs(os.path.join(self.work, "raw"))
         self._take_lock()
-        self.log("%s: switch %s, MTU %d, server links %g Mb/s, hello %d ms, size scale %g, seed %d" % (
-            self.name, a.switch, a.mtu, a.link_mbps, a.hello_ms, a.size_scale, a.seed))
+        self.log("%s: switch %s, MTU %d, server links %g Mb/s, queues %s, hello %d ms, size scale %g, seed %d" % (
+            self.name, a.switch, a.mtu, a.link_mbps,
+            "%d packets" % a.queue_pkts if a.queue_pkts else "the kernel's (1000 packets)",
+            a.hello_ms, a.size_scale, a.seed))
         return a
 
     def _take_lock(self):
@@ -216,7 +223,7 @@ class Experiment:
         """agent_args: extra dcn-agent options for this network's agents (for
         example ["--mdcube-routing", "source"]; see agent_accepts())."""
         a = self.a
-        server = dict(linkclass.DEFAULT_SERVER, bw=link_mbps or a.link_mbps)
+        server = dict(linkclass.DEFAULT_SERVER, bw=link_mbps or a.link_mbps, max_queue_size=a.queue_pkts)
         tb = Testbed(a.build_dir, spec, switch=switch or a.switch, server_link=server, mtu=mtu or a.mtu,
                      hello_ms=hello_ms or a.hello_ms, agent=agent, agent_args=list(agent_args or ()),
                      log=lambda m: self.log("  " + m.replace("*** ", "")))
@@ -297,6 +304,7 @@ class Experiment:
             "switch": a.switch,
             "link_mbps": a.link_mbps,
             "mtu": a.mtu,
+            "queue_pkts": a.queue_pkts,
             "hello_ms": a.hello_ms,
             "size_scale": a.size_scale,
             "duration_s": round(time.time() - self.t_start, 1),
