@@ -257,7 +257,7 @@ class Experiment:
             val = v.get(k)
             if not isinstance(val, str) or val == "auto":
                 continue
-            names = val.split(sep) if sep else [val]
+            names = [x.strip() for x in val.split(sep)] if sep else [val]
             allowed = nodes if k in ("inner_link", "fibre") else servers
             bad = [n for n in names if n not in allowed]
             if bad or (k in ("inner_link", "fibre") and len(names) != 2):
