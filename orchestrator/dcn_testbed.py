@@ -4,7 +4,6 @@
   dcn_testbed.py --build-dir build --topo "bcube n=4 k=1" [options]
   dcn_testbed.py --clean
 """
-import argparse
 import fcntl
 import json
 import os
@@ -33,9 +32,15 @@ def _std_fds_open():
 _std_fds_open()
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from orchestrator import linkclass, smoke, state  # noqa: E402
-from orchestrator.cli import run_cli, terminal_stdin  # noqa: E402
-from orchestrator.testbed import SWITCH_KINDS, Testbed, TestbedError  # noqa: E402
+from orchestrator.errors import OneLineParser, missing_module  # noqa: E402
+
+try:
+    from orchestrator import linkclass, smoke, state  # noqa: E402
+    from orchestrator.cli import run_cli, terminal_stdin  # noqa: E402
+    from orchestrator.testbed import SWITCH_KINDS, Testbed, TestbedError  # noqa: E402
+except ImportError as _e:  # Mininet (or another Debian package) missing
+    print(missing_module("dcn_testbed", _e), file=sys.stderr)
+    sys.exit(1)
 
 
 def _silence(name):
@@ -88,7 +93,7 @@ def resolve_topo(spec):
 
 
 def parse_args(argv):
-    ap = argparse.ArgumentParser(description="DCN testbed on Mininet")
+    ap = OneLineParser(prog="dcn_testbed", description="DCN testbed on Mininet")
     ap.add_argument("--build-dir", default="build")
     ap.add_argument("--topo", default="bcube n=4 k=1",
                     help='family and parameters, e.g. "bcube n=4 k=1", or a name from topologies/ '
@@ -152,18 +157,26 @@ def take_netns_lock():
 def main(argv=None):
     a = parse_args(sys.argv[1:] if argv is None else argv)
     if os.geteuid() != 0:
-        print("dcn_testbed: needs root (network namespaces, bridges): sudo make testbed", file=sys.stderr)
+        print("dcn_testbed: needs root (network namespaces, bridges): sudo make %s"
+              % ("clean-testbed" if a.clean else "testbed"), file=sys.stderr)
         return 1
     if a.clean:
         return state.clean_stale()
+    # everything that needs nothing built (spec, agent check, tools) before
+    # the lock: a mistake is one line at once, not after a wait
+    try:
+        tb = Testbed(a.build_dir, a.topo, switch=a.switch, datapath=a.datapath,
+                     server_link=a.server_params, highspeed_link=a.hs_params, mtu=a.mtu,
+                     hello_ms=a.hello_ms, dead_misses=a.dead_misses,
+                     agent=False if a.no_agent else None, ready_timeout=a.ready_timeout, log=say)
+        tb.preflight()
+    except TestbedError as e:
+        say_err("dcn_testbed: %s" % " ".join(str(e).split()))
+        return 2
     global _LOCK  # held until the process exits
     _LOCK = take_netns_lock()
     for s in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(s, _on_signal)
-    tb = Testbed(a.build_dir, a.topo, switch=a.switch, datapath=a.datapath,
-                 server_link=a.server_params, highspeed_link=a.hs_params, mtu=a.mtu,
-                 hello_ms=a.hello_ms, dead_misses=a.dead_misses,
-                 agent=False if a.no_agent else None, ready_timeout=a.ready_timeout, log=say)
     rc = 0
     report = {}
     try:
@@ -186,7 +199,10 @@ def main(argv=None):
             while True:
                 signal.pause()
     except TestbedError as e:
-        say_err("dcn_testbed: %s" % e)
+        say_err("dcn_testbed: %s" % " ".join(str(e).split()))
+        rc = 2
+    except (RuntimeError, OSError) as e:  # a tool (ip, tc, ovs-vsctl) failed mid-way
+        say_err("dcn_testbed: error: %s" % " ".join(str(e).split()))
         rc = 2
     except (KeyboardInterrupt, Terminated) as e:
         say_err("\ndcn_testbed: interrupted (%s)" % (e or "Ctrl-C"))

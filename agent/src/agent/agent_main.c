@@ -437,10 +437,9 @@ int main(int argc, char **argv)
             fprintf(stderr, "dcn-agent: interface name of port %u is longer than 15 characters\n", p);
             return 2;
         }
-        attach_port(a, p);
     }
     /* the control socket first: a conflict at its path is a usage error (2)
-     * found before any device exists */
+     * found before any port or device is opened, and its line is the only one */
     ctl_server_config ccfg;
     ctl_server_config_default(&ccfg);
     ccfg.gid = a->opt.ctl_gid;
@@ -450,6 +449,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "dcn-agent: %s\n", err);
         return ctl_rc;
     }
+    for (unsigned p = 0; p < a->e->nports; p++)
+        attach_port(a, p);
     size_t reserve = header_reserve(&a->topo, self) + engine_ext_reserve(a->e);
     unsigned tun_mtu = (unsigned)(a->opt.mtu - reserve);
     a->tun_fd = tun_open(a->opt.tun, engine_ip_of(self), tun_mtu, a->opt.tun_offload, err, sizeof err);
