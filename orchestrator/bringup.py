@@ -41,6 +41,13 @@ class BringUp:
             if chk.returncode != 0:
                 raise TestbedError((chk.stderr.strip() or chk.stdout.strip()) +
                                    " (use --no-agent for a plain L2 bring-up)")
+        if self.capture_wanted:  # bad port names or folder: an error before anything is made
+            try:
+                self.check_capture_tool()
+                self.capture_wanted = self.resolve_ports(self.capture_wanted)
+                self.prepare_capture_dir(self.capture_dir)
+            except TestbedError as e:
+                raise TestbedError("--capture: %s" % e) from None
         self.stp = w.switch_loops()
         self._check_leftovers()
         if self.is_ovs:
@@ -75,6 +82,8 @@ class BringUp:
         t0 = time.time()
         self._configure_hosts()
         self._phase("host_config", t0)
+        if self.capture_wanted:
+            self.capture_start(self.capture_wanted)
         if self.agent_mode:
             t0 = time.time()
             self._start_agents()
