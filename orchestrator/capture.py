@@ -148,9 +148,13 @@ class Captures:
                 path = self._capture_path(lb)
                 logf = os.path.join(RUN_DIR, "logs", "capture-%s.stderr" % re.sub(r"[^A-Za-z0-9_.-]", "_", lb))
                 # -p: leave the port's promiscuous setting alone (a packet
-                # socket sees every frame of a veth anyway); -Z root: keep
-                # root, so the file can go into any folder root may write.
-                cmd = ["tcpdump", "-i", ifn, "-p", "-U", "-n", "-Z", "root", "-w", path]
+                # socket sees every frame of a veth anyway); --immediate-mode:
+                # each frame handed over at once, not when a ring block fills
+                # or times out (SIGTERM ends tcpdump without draining the
+                # ring: a short capture of light traffic came out empty);
+                # -U: each frame written at once; -Z root: keep root, so the
+                # file can go into any folder root may write.
+                cmd = ["tcpdump", "-i", ifn, "-p", "-U", "--immediate-mode", "-n", "-Z", "root", "-w", path]
                 with open(logf, "wb") as errf:
                     if is_server:
                         p = self._spawn(self.hosts[node], cmd, "capture " + lb, stderr=errf)
