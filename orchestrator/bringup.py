@@ -58,6 +58,16 @@ class BringUp:
                 " ".join(missing), "use --switch lxbr for Linux bridges" if set(missing) <= set(self.OVS_TOOLS)
                 else "packages iproute2, mininet, openvswitch-switch"))
         self.wiring, self.agent_mode = w, agent_mode
+        if self.capture_wanted and not self._capture_checked:
+            # bad port names or folder: an error before anything is made
+            # (preflight runs before the lock and again in start(): once)
+            try:
+                self.check_capture_tool()
+                self.capture_wanted = self.resolve_ports(self.capture_wanted)
+                self.prepare_capture_dir(self.capture_dir)
+            except TestbedError as e:
+                raise TestbedError("--capture: %s" % e) from None
+            self._capture_checked = True
 
     def _check_sockets(self):
         """The agents' control-socket paths: a file or a live agent at one
@@ -104,6 +114,8 @@ class BringUp:
                 os.environ["PATH"] = d + ":" + os.environ.get("PATH", "")
         steps = [("hosts", self._create_hosts), ("links", self._create_links), ("switches", self._create_switches),
                  ("host_config", self._configure_hosts)]
+        if self.capture_wanted:  # after the ports are configured, before the agents' first hellos
+            steps.append(("capture", lambda: self.capture_start(self.capture_wanted)))
         if self.agent_mode:
             steps += [("agents_start", self._start_agents), ("agents_ready", self.wait_ready)]
         for name, step in steps:

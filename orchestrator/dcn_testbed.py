@@ -35,7 +35,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from orchestrator.errors import OneLineParser, missing_module  # noqa: E402
 
 try:
-    from orchestrator import linkclass, smoke, state  # noqa: E402
+    from orchestrator import capture, linkclass, smoke, state  # noqa: E402
     from orchestrator.cli import run_cli, terminal_stdin  # noqa: E402
     from orchestrator.testbed import SWITCH_KINDS, Testbed, TestbedError  # noqa: E402
 except ImportError as _e:  # Mininet (or another Debian package) missing
@@ -114,10 +114,18 @@ def parse_args(argv):
     ap.add_argument("--ping-pairs", type=int, default=1100, help="all pairs up to this many, else a sample")
     ap.add_argument("--no-smoke", action="store_true")
     ap.add_argument("--no-cli", action="store_true", help="exit after the smoke check even on a TTY")
+    ap.add_argument("--capture", metavar="PORTS", action="append", default=[],
+                    help="capture with tcpdump on these ports from the start, one pcap each: comma-separated "
+                         "NODE-ethP names (h01-eth0, s0_0-eth1) or node names for all their ports (h01); "
+                         "repeatable (docs/inspection.md)")
+    ap.add_argument("--capture-dir", metavar="DIR", default=None,
+                    help="folder of the pcap files of --capture and the CLI's capture command "
+                         "(default: results/captures/<UTC date-time>/)")
     ap.add_argument("--json", metavar="FILE", help="write timings and smoke results here")
     ap.add_argument("--hold", action="store_true",
                     help="without a TTY, keep the testbed up until SIGTERM/SIGINT instead of exiting")
     a = ap.parse_args(argv)
+    a.capture = capture.split_ports(a.capture)
     try:
         a.topo = resolve_topo(a.topo)
     except ValueError as e:
@@ -168,7 +176,8 @@ def main(argv=None):
         tb = Testbed(a.build_dir, a.topo, switch=a.switch, datapath=a.datapath,
                      server_link=a.server_params, highspeed_link=a.hs_params, mtu=a.mtu,
                      hello_ms=a.hello_ms, dead_misses=a.dead_misses,
-                     agent=False if a.no_agent else None, ready_timeout=a.ready_timeout, log=say)
+                     agent=False if a.no_agent else None, ready_timeout=a.ready_timeout, log=say,
+                 capture=a.capture, capture_dir=a.capture_dir)
         tb.preflight()
     except TestbedError as e:
         say_err("dcn_testbed: %s" % " ".join(str(e).split()))
@@ -189,7 +198,8 @@ def main(argv=None):
                 rc = 3
         if terminal_stdin(sys.stdin) and not a.no_cli:
             tb.log("*** CLI: Mininet commands plus link_down/link_up A B, server_down/server_up H, "
-                   "switch_down/switch_up S, ctl H CMD, switches, wiring [NODE], agents, events; exit to tear down")
+                   "switch_down/switch_up S, ctl H CMD, switches, wiring [NODE], agents, events, "
+                   "capture start PORT.../stop [PORT...]; exit to tear down")
             why = run_cli(tb)
             if why:
                 say_err("dcn_testbed: %s; tearing down" % why)

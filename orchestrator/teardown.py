@@ -32,7 +32,7 @@ class Teardown:
         # Host shells go before the root-side veths: a dying namespace removes
         # all its devices (and so their peers) in one batch, far faster than
         # deleting thousands of veths one by one.
-        for step in (self._stop_processes, self._stop_namespace_processes, self._delete_bridges, self._stop_hosts,
+        for step in (self._stop_captures, self._stop_processes, self._stop_namespace_processes, self._delete_bridges, self._stop_hosts,
                      self._delete_root_links, self._remove_sockets):
             state.kill_point("teardown-" + step.__name__.strip("_"))
             try:
@@ -44,6 +44,11 @@ class Teardown:
         else:
             self.state.remove()
         self.log("*** teardown done in %.1f s" % (time.time() - t0))
+
+    def _stop_captures(self):
+        """The captures first, while every port still exists: their files
+        end with the run's last frames, not with the teardown's."""
+        self.capture_stop()
 
     def _stop_processes(self):
         procs = list(self.aux.values()) + list(self.agents.values())
