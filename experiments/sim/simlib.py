@@ -162,8 +162,9 @@ def errorbar(ax, stats, fmt, scale=1.0, **kw):
     """Mean with min..max error bars (one line per series)."""
     xs = [100 * k for k in stats]
     ys = [scale * p["mean"] for p in stats.values()]
-    lo = [scale * (p["mean"] - p["min"]) for p in stats.values()]
-    hi = [scale * (p["max"] - p["mean"]) for p in stats.values()]
+    # max(0, ...): the mean of equal values can differ from them in the last bit
+    lo = [max(0.0, scale * (p["mean"] - p["min"])) for p in stats.values()]
+    hi = [max(0.0, scale * (p["max"] - p["mean"])) for p in stats.values()]
     return ax.errorbar(xs, ys, yerr=[lo, hi], fmt=fmt, ms=4, capsize=3, **kw)
 
 
