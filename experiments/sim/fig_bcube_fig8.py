@@ -61,8 +61,16 @@ def main():
         "dcell_level_min_flows": {x["level"]: int(x["min_flows"]) for x in lv},
         "routing": {n: r for n, (_, r) in STRUCTS.items()},
     }
+    sw, sv = measured["abt_gbps_switch_failures_spread"], measured["abt_gbps_server_failures_spread"]
+    i2, i6, i20 = RATIOS.index(0.02), RATIOS.index(0.06), RATIOS.index(0.20)
+    headline = {"measured": "mean (min..max) of %d seeds, Gb/s: no failure BCube %s, fat-tree %s, DCell %s; "
+                "switch failures: fat-tree %s / %s / %s at 2 / 6 / 20 %%, BCube %s at 20 %%"
+                % (seeds, L.mmm(sv["bcube"], 0), L.mmm(sv["fattree"], 0), L.mmm(sv["dcell"], 0),
+                   L.mmm(sw["fattree"], i2), L.mmm(sw["fattree"], i6), L.mmm(sw["fattree"], i20),
+                   L.mmm(sw["bcube"], i20)),
+                "paper": "no failure 2006 / 1895 / 298; switch failures: fat-tree 1145 / 704 / 267, BCube 765 at 20 %"}
     L.write_summary(out, "sim-bcube-fig8", measured, PAPER, range(1, seeds + 1),
-                    {"definitions": "ABT = routed flows x min over directed links (capacity / flows); "
+                    {"headline": headline, "definitions": "ABT = routed flows x min over directed links (capacity / flows); "
                                     "flows with a failed end point dropped; mean over seeds, sd = sample "
                                     "standard deviation, min/max over seeds (docs/simulator.md)"})
     plt = L.pyplot()

@@ -158,6 +158,11 @@ def point_rows(stats, **labels):
                  max=r4(p["max"])) for k, p in stats.items()]
 
 
+def mmm(spread, i, scale=1.0, fmt="%.0f"):
+    """'mean (min..max)' of point i of a spread() result, for headlines."""
+    return (fmt + " (" + fmt + ".." + fmt + ")") % tuple(scale * spread[f][i] for f in ("mean", "min", "max"))
+
+
 def errorbar(ax, stats, fmt, scale=1.0, **kw):
     """Mean with min..max error bars (one line per series)."""
     xs = [100 * k for k in stats]
