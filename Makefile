@@ -11,7 +11,7 @@ PYTHON     := /usr/bin/python3
 # Debian 12 packages the project needs; nothing comes from pip.
 APT_PACKAGES := build-essential cmake pkg-config check libev-dev libnl-3-dev libnl-route-3-dev \
                 libpcap-dev openvswitch-switch mininet iperf3 ethtool iproute2 procps tcpdump \
-                python3-pytest python3-matplotlib iputils-ping valgrind tshark clang libclang-rt-dev
+                python3-pytest python3-matplotlib python3-scipy iputils-ping valgrind tshark clang libclang-rt-dev
 
 .PHONY: all deps build test test-unit test-integration bench simulations testbed clean-testbed clean help experiments wireshark-plugin fuzz
 
@@ -102,8 +102,11 @@ fuzz: deps
 
 # The papers' simulated figures and tables (dcn-sim, docs/simulator.md):
 # every experiments/sim/fig_*.py writes its own results/sim-*/ folder.
+# DCN_SIM_THREADS=1 runs dcn-sim on one thread (default: its own, 2).
 simulations: build
-	@for s in experiments/sim/fig_*.py; do echo "== $$s"; DCN_BUILD=$(abspath $(BUILD)) nice -n 19 $(PYTHON) "$$s" || exit 1; done
+	@t0=$$(date +%s); for s in experiments/sim/fig_*.py; do echo "== $$s"; t=$$(date +%s); \
+	  DCN_BUILD=$(abspath $(BUILD)) nice -n 19 $(PYTHON) "$$s" || exit 1; \
+	  echo "== $$s: $$(( $$(date +%s) - t )) s"; done; echo "== simulations: $$(( $$(date +%s) - t0 )) s in total"
 
 clean:
 	rm -rf $(BUILD) $(TEST_BUILD) $(FUZZ_BUILD)

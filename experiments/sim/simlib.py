@@ -4,6 +4,7 @@ CSV, average over seeds, write results/sim-*/summary.json and plots.
 Every script under experiments/sim/ reproduces one figure or table; it
 writes only its own folder under results/. Paper values go only into the
 "paper" object of summary.json (and labelled plot series)."""
+import argparse
 import csv
 import hashlib
 import io
@@ -21,6 +22,9 @@ TOPO = os.path.join(BUILD, "agent", "src", "cli", "dcn-topo")
 # The box is shared: the failure sweeps use these points (they include every
 # ratio the papers quote a number for).
 RATIOS = [0.0, 0.02, 0.06, 0.10, 0.14, 0.20]
+# dcn-sim's --threads (its own default, 2, when unset); results do not depend
+# on it (tested), so it is not part of the cache key.
+THREADS = os.environ.get("DCN_SIM_THREADS")
 
 
 def log(msg):
@@ -65,6 +69,7 @@ def run_sim(family_words, routing=None, fail="none", ratios=(0,), seeds=1, extra
         cmd += ["--routing", routing]
     cmd += ["--fail", fail, "--ratio", ",".join(f"{r:g}" for r in ratios), "--seeds", str(seeds),
             "--csv", "-", "--quiet"] + list(extra)
+    threads = ["--threads", THREADS] if THREADS else []
     if levels:
         cmd += ["--levels-csv", lv]
     if hist:
@@ -83,7 +88,7 @@ def run_sim(family_words, routing=None, fail="none", ratios=(0,), seeds=1, extra
             stdout = f.read()
     else:
         log(" ".join(cmd[4:]))
-        out = subprocess.run(cmd, capture_output=True, text=True)
+        out = subprocess.run(cmd + threads, capture_output=True, text=True)
         if out.returncode != 0:
             sys.exit(f"simlib: dcn-sim failed ({out.returncode}): {out.stderr.strip()}")
         stdout = out.stdout
@@ -113,6 +118,59 @@ def mean_by_ratio(rows, key):
     for r in rows:
         acc.setdefault(float(r["ratio"]), []).append(float(r[key]))
     return {k: sum(v) / len(v) for k, v in sorted(acc.items())}
+
+
+def seeds_arg(default, doc):
+    """The figure scripts' command line: --seeds N (failure draws averaged
+    per point); returns N."""
+    ap = argparse.ArgumentParser(description=doc.strip().split("\n\n")[0])
+    ap.add_argument("--seeds", type=int, default=default, metavar="N",
+                    help=f"seeds per failure ratio, 1..100 (default {default})")
+    a = ap.parse_args()
+    if not 1 <= a.seeds <= 100:
+        ap.error(f"--seeds must be 1..100, not {a.seeds}")
+    return a.seeds
+
+
+def stats_by_ratio(rows, key, scale=1.0):
+    """{ratio: {"mean", "sd", "min", "max", "n"}} of key over the seeds of each
+    ratio (sd: sample standard deviation, 0 for one seed), ratios in order."""
+    acc = {}
+    for r in rows:
+        acc.setdefault(float(r["ratio"]), []).append(scale * float(r[key]))
+    out = {}
+    for k, v in sorted(acc.items()):
+        m = sum(v) / len(v)
+        sd = (sum((x - m) ** 2 for x in v) / (len(v) - 1)) ** 0.5 if len(v) > 1 else 0.0
+        out[k] = {"mean": m, "sd": sd, "min": min(v), "max": max(v), "n": len(v)}
+    return out
+
+
+def spread(stats):
+    """The per-point lists of a stats_by_ratio result, rounded, for summary.json:
+    {"mean": [...], "sd": [...], "min": [...], "max": [...]}."""
+    return {f: [r4(p[f]) for p in stats.values()] for f in ("mean", "sd", "min", "max")}
+
+
+def point_rows(stats, **labels):
+    """CSV rows (one per ratio) of a stats_by_ratio result, with label columns."""
+    return [dict(labels, ratio=f"{k:g}", seeds=p["n"], mean=r4(p["mean"]), sd=r4(p["sd"]), min=r4(p["min"]),
+                 max=r4(p["max"])) for k, p in stats.items()]
+
+
+def mmm(spread, i, scale=1.0, fmt="%.0f"):
+    """'mean (min..max)' of point i of a spread() result, for headlines."""
+    return (fmt + " (" + fmt + ".." + fmt + ")") % tuple(scale * spread[f][i] for f in ("mean", "min", "max"))
+
+
+def errorbar(ax, stats, fmt, scale=1.0, **kw):
+    """Mean with min..max error bars (one line per series)."""
+    xs = [100 * k for k in stats]
+    ys = [scale * p["mean"] for p in stats.values()]
+    # max(0, ...): the mean of equal values can differ from them in the last bit
+    lo = [max(0.0, scale * (p["mean"] - p["min"])) for p in stats.values()]
+    hi = [max(0.0, scale * (p["max"] - p["mean"])) for p in stats.values()]
+    return ax.errorbar(xs, ys, yerr=[lo, hi], fmt=fmt, ms=4, capsize=3, **kw)
 
 
 def write_csv(path, rows, fields=None):
