@@ -354,7 +354,7 @@ class Phase:
     returns when the traffic has drained."""
 
     SHORT = (16 << 10, 1 << 20)     # bytes, log-uniform: 3 connections in 4
-    MEDIUM = (1 << 20, 16 << 20)    # and 1 in 4
+    MEDIUM = (1 << 20, 16 << 20)    # and 1 in 4 (up to --max-size)
 
     def __init__(self, ex, net, label, a, rnd, self_check=None):
         self.ex, self.net, self.tb, self.label, self.a, self.rnd = ex, net, net.tb, label, a, rnd
@@ -381,7 +381,7 @@ class Phase:
 
     # ------------------------------------------------------------ traffic
     def _size(self):
-        lo, hi = self.SHORT if self.rnd.random() < 0.75 else self.MEDIUM
+        lo, hi = self.SHORT if self.rnd.random() < 0.75 else (self.MEDIUM[0], self.a.max_bytes)
         return int(math.exp(self.rnd.uniform(math.log(lo), math.log(hi))))
 
     def _start_conns(self, now):
@@ -502,9 +502,17 @@ class Phase:
             self.ex.log("  self-check: SIGKILL of %s's agent outside the schedule" % victim)
             os.kill(self.tb.agents[victim].pid, signal.SIGKILL)
         elif self.self_check == "blackhole":
-            self.ex.log("  self-check: every packet %s sends dropped (netem on dcn0) for %.0f s" % (
+            # an 8 bit/s HTB class with a one-packet queue on the server's TUN: what it sends is dropped
+            # (netem is not in every kernel; HTB is, since the testbed shapes links with it)
+            self.ex.log("  self-check: what %s sends into dcn0 dropped (8 bit/s HTB) for %.0f s, its links up" % (
                 victim, self.a.stall_limit + 5))
-            self.tb.run_in(victim, ["tc", "qdisc", "add", "dev", "dcn0", "root", "netem", "loss", "100%"])
+            for cmd in (["qdisc", "add", "dev", "dcn0", "root", "handle", "1:", "htb", "default", "10"],
+                        ["class", "add", "dev", "dcn0", "parent", "1:", "classid", "1:10", "htb", "rate", "8bit",
+                         "ceil", "8bit", "burst", "1", "cburst", "1"],
+                        ["qdisc", "add", "dev", "dcn0", "parent", "1:10", "handle", "10:", "pfifo", "limit", "1"]):
+                rc, _, err = self.tb.run_in(victim, ["tc"] + cmd)
+                if rc != 0:
+                    raise ExperimentError("self-check: tc %s in %s: %s" % (" ".join(cmd), victim, err.strip()))
             self._blackhole = (victim, now + self.a.stall_limit + 5)
 
     def _self_check_end(self, now, force=False):
@@ -605,6 +613,13 @@ class Phase:
                             "path_remained": nop == 0, "no_path_s": round(nop, 3)})
         return out
 
+    def memory_windows(self, warm=0.10, warm_min_s=120.0, base=0.10, last=0.10):
+        """(start, end of the window after the warm-up, start of the last
+        window), seconds into the phase (see memory())."""
+        D = self.t1 - self.t0
+        b0 = max(warm * D, warm_min_s)
+        return b0, b0 + base * D, D - last * D
+
     def memory(self, warm=0.10, warm_min_s=120.0, base=0.10, last=0.10, limit=0.05):
         """Memory flatness of every agent process that ran the whole phase:
         growth = max RSS over the last `last` of the phase / max RSS over the
@@ -614,9 +629,7 @@ class Phase:
         and its high-water mark settles only once flows expire (60 s idle).
         Returns (rows, None) or ([], why) when the phase is too short."""
         T, D = self.t0, self.t1 - self.t0
-        b0 = T + max(warm * D, warm_min_s)
-        b1 = b0 + base * D
-        e0 = self.t1 - last * D
+        b0, b1, e0 = [T + x for x in self.memory_windows(warm, warm_min_s, base, last)]
         if b1 > e0:
             return [], "phase of %.0f s too short: the warm-up (%.0f s) and the two windows (%.0f %% each) do " \
                        "not fit" % (D, b0 - T, 100 * base)

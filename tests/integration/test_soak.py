@@ -1,4 +1,4 @@
-"""The soak (experiments/soak, docs/soak.md) in its short CI form: about 40 s
+"""The soak (experiments/soak, docs/soak.md) in its short CI form: about 32 s
 of TCP connections on BCube_1 n=4 then HCN(4,1) under a dense random
 failure schedule. The report must carry every field the issue names, its
 byte counts must agree, and every verdict must pass: no connection lost
@@ -29,10 +29,11 @@ pytestmark = pytest.mark.skipif(os.geteuid() != 0 or not testing.agent_built(tes
                                 reason="needs root and a built agent")
 
 
-def run_soak(out, *extra, duration="40"):
+def run_soak(out, *extra, duration="32"):
     r = subprocess.run([os.path.join(REPO, "experiments", "soak"), "--duration", duration, "--out", str(out),
-                        "--switch", "lxbr", "--link-mbps", "20", "--mtu", "9000", "--mean-gap", "2.5",
-                        "--down-min", "2", "--down-max", "6", "--stall-limit", "12",
+                        "--switch", "lxbr", "--link-mbps", "20", "--mtu", "9000", "--mean-gap", "2",
+                        "--down-min", "2", "--down-max", "5", "--stall-limit", "10", "--max-size", "4M",
+                        "--concurrency", "8",
                         "--build-dir", testing.build_dir()] + list(extra),
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=240)
     assert r.returncode in (0, 3), r.stdout[-3000:]
@@ -51,11 +52,11 @@ def test_soak_short(tmp_path):
         assert k in s, "summary lacks %s" % k
     assert s["experiment"] == "soak"
     assert set(s["phases"]) == {"bcube", "hcn"}
-    assert s["duration_s"] >= 35
+    assert s["duration_s"] >= 30
     assert s["connections_started"] >= 20 and s["connections_completed"] >= 10, log[-2000:]
     assert s["connections_lost"] == s["connections_lost_path_remained"] + s["connections_lost_no_path"]
     assert s["connections_started"] >= s["connections_completed"] + s["connections_lost"]
-    assert s["failures_injected"] >= 4, log[-2000:]
+    assert s["failures_injected"] >= 6, log[-2000:]
     assert s["bytes_received_completed"] == s["bytes_requested_completed"] == s["bytes_sent_completed"]
     assert s["bytes_received"] <= s["bytes_sent"]
     # progress every ~10 s, in both phases
@@ -64,7 +65,7 @@ def test_soak_short(tmp_path):
     with open(out / "memory.csv") as f:
         rows = list(csv.DictReader(f))
     assert {(r["phase"], r["agent"]) for r in rows} >= {("bcube", "h00"), ("hcn", "h11")}
-    assert len(rows) >= 2 * 16 * 5
+    assert len(rows) >= 2 * 16 * 6
     # flatness needs phases longer than the agents' warm-up (120 s): a CI run's are not, and say so
     mv = s["verdicts"]["memory_flat_5pct"]
     if s["phases"]["bcube"]["soak_s"] < 250:
