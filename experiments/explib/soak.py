@@ -480,6 +480,8 @@ class Phase:
                                                                          tail[-200:]))
             self.tb.agents.pop(name, None)
             self.tb.state.drop_proc(p.pid)
+            if sum(1 for c in self.crashes if c["agent"] == name) > 5:
+                raise ExperimentError("%s: the agent of %s crashed 6 times: %s" % (self.label, name, tail[-300:]))
             self.tb.start_agent(name)     # keep the soak going; the crash stays counted
             self.tb.state.save()
 

@@ -33,7 +33,7 @@ def run_soak(out, *extra, duration="32"):
     r = subprocess.run([os.path.join(REPO, "experiments", "soak"), "--duration", duration, "--out", str(out),
                         "--switch", "lxbr", "--link-mbps", "20", "--mtu", "9000", "--mean-gap", "2",
                         "--down-min", "2", "--down-max", "5", "--stall-limit", "10", "--max-size", "4M",
-                        "--concurrency", "8",
+                        "--concurrency", "8", "--rss-period", "1",
                         "--build-dir", testing.build_dir()] + list(extra),
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=240)
     assert r.returncode in (0, 3), r.stdout[-3000:]
