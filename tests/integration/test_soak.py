@@ -85,3 +85,23 @@ def test_soak_verdict_can_fail(tmp_path, hook, verdict):
     r, s = run_soak(tmp_path / hook, "--self-check", hook, "--topo", "bcube n=4 k=1", duration="30")
     assert r.returncode == 3 and not s["valid"], r.stdout[-2000:]
     assert not s["verdicts"][verdict]["pass"], s["verdicts"]
+
+
+@pytest.mark.parametrize("args,msg", [(["--duration", "abc"], "--duration: bad duration"),
+                                      (["--duration", "10"], "at least 10 s per phase"),
+                                      (["--kinds", "link=1,fire=2"], "unknown kind"),
+                                      (["--max-size", "lots"], "--max-size")])
+def test_soak_bad_option_is_one_line(tmp_path, args, msg):
+    out = tmp_path / "x"
+    r = subprocess.run([os.path.join(REPO, "experiments", "soak"), "--out", str(out)] + args,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=30)
+    assert r.returncode == 2 and msg in r.stderr, r.stderr
+    last = r.stderr.strip().splitlines()[-1]   # argparse: the usage, then one error line
+    assert last.startswith("experiments/soak: error: ") and msg in last and "Traceback" not in r.stderr
+    assert not out.exists() and not os.path.exists(str(out) + ".partial")
+
+
+def test_make_soak_runs_the_script():
+    r = subprocess.run(["make", "-n", "-C", REPO, "soak", "DURATION=30m", "SOAK_ARGS=--seed 7"],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=30)
+    assert "experiments/soak --duration 30m" in r.stdout and "--seed 7" in r.stdout, r.stdout
