@@ -326,15 +326,23 @@ class Injector:
 
 
 # ------------------------------------------------------------------ phase
-def _rss_kb(pid):
+def _proc_mem(pid):
+    """(VmRSS, VmData, VmSize) in kB of a process, or None. VmData and VmSize
+    grow only when the process maps new memory (malloc's brk or mmap):
+    beside RSS they tell a leak from pages of pools allocated at start being
+    touched for the first time."""
+    vals = {}
     try:
         with open("/proc/%d/status" % pid) as f:
             for line in f:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1])
-    except (OSError, ValueError):
-        pass
-    return None
+                k = line.split(":")[0]
+                if k in ("VmRSS", "VmData", "VmSize"):
+                    vals[k] = int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+    if len(vals) < 3:
+        return None
+    return vals["VmRSS"], vals["VmData"], vals["VmSize"]
 
 
 def _log_tail(name, n=300):
@@ -372,7 +380,8 @@ class Phase:
         self.active = set()
         self.next_id = 1
         self.crashes = []
-        self.rss = []               # (unix, agent, pid, kB)
+        self.rss = []               # (unix, agent, pid, RSS kB)
+        self.vm = []                # (VmData kB, VmSize kB), one per self.rss entry
         self.rx_total = {}          # peer -> (t, cumulative bytes)
         self.goodput = []           # (unix, cumulative bytes received, all peers)
         self.self_check = self_check
@@ -487,9 +496,10 @@ class Phase:
 
     def _sample_rss(self, now):
         for name, p in sorted(self.tb.agents.items()):
-            kb = _rss_kb(p.pid)
-            if kb is not None:
-                self.rss.append((now, name, p.pid, kb))
+            m = _proc_mem(p.pid)
+            if m is not None:
+                self.rss.append((now, name, p.pid, m[0]))
+                self.vm.append(m[1:])
 
     # --------------------------------------------------------- self-checks
     def _self_check(self, now):
@@ -636,19 +646,23 @@ class Phase:
             return [], "phase of %.0f s too short: the warm-up (%.0f s) and the two windows (%.0f %% each) do " \
                        "not fit" % (D, b0 - T, 100 * base)
         by_pid = collections.defaultdict(list)
-        for t, name, pid, kb in self.rss:
-            by_pid[(name, pid)].append((t, kb))
+        for (t, name, pid, kb), (data, size) in zip(self.rss, self.vm):
+            by_pid[(name, pid)].append((t, kb, data, size))
         rows = []
         for (name, pid), pts in sorted(by_pid.items()):
             if pts[0][0] > T + 1 or pts[-1][0] < self.t1 - 1:
                 continue   # restarted during the phase: not judged
-            b = [kb for t, kb in pts if b0 <= t <= b1]
-            e = [kb for t, kb in pts if t >= e0]
+            b = [x for x in pts if b0 <= x[0] <= b1]
+            e = [x for x in pts if x[0] >= e0]
             if not b or not e:
                 continue
-            growth = max(e) / max(b) - 1
-            rows.append({"agent": name, "pid": pid, "rss_start_kb": pts[0][1], "rss_after_warmup_kb": max(b),
-                         "rss_last_kb": max(e), "rss_max_kb": max(kb for _, kb in pts), "growth": round(growth, 4),
+            growth = max(x[1] for x in e) / max(x[1] for x in b) - 1
+            rows.append({"agent": name, "pid": pid, "rss_start_kb": pts[0][1],
+                         "rss_after_warmup_kb": max(x[1] for x in b), "rss_last_kb": max(x[1] for x in e),
+                         "rss_max_kb": max(x[1] for x in pts),
+                         "vmdata_after_warmup_kb": max(x[2] for x in b), "vmdata_last_kb": max(x[2] for x in e),
+                         "vmsize_after_warmup_kb": max(x[3] for x in b), "vmsize_last_kb": max(x[3] for x in e),
+                         "growth": round(growth, 4),
                          "ok": growth <= limit, "windows_s": [round(b0 - T, 1), round(b1 - T, 1), round(e0 - T, 1),
                                                               round(D, 1)]})
         return rows, None

@@ -65,6 +65,7 @@ def test_soak_short(tmp_path):
     with open(out / "memory.csv") as f:
         rows = list(csv.DictReader(f))
     assert {(r["phase"], r["agent"]) for r in rows} >= {("bcube", "h00"), ("hcn", "h11")}
+    assert all(int(r["rss_kb"]) > 0 and int(r["vmdata_kb"]) > 0 for r in rows)
     assert len(rows) >= 2 * 16 * 6
     # flatness needs phases longer than the agents' warm-up (120 s): a CI run's are not, and say so
     mv = s["verdicts"]["memory_flat_5pct"]
