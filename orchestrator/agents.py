@@ -54,8 +54,10 @@ class Agents:
         t0 = time.time()
         names = list(self.hosts)
         if len(names) <= workers:
-            for name in names:
+            for i, name in enumerate(names):
                 self.start_agent(name)
+                if i == len(names) // 2:
+                    state.kill_point("agents-half")  # started, not yet in the state file
         else:
             with ThreadPoolExecutor(max_workers=workers) as pool:
                 for f in [pool.submit(self.start_agent, n) for n in names]:

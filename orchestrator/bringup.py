@@ -2,6 +2,8 @@
 (OVS or Linux bridges) and per-port configuration (offloads, shaping),
 each named in the state file before it is created."""
 import os
+import shutil
+import socket
 import subprocess
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -19,16 +21,25 @@ RUN_DIR = state.STATE_DIR
 class BringUp:
     """Mixin of Testbed: start() and the steps it runs."""
 
-    def start(self):
-        t_all = time.time()
+    # what every run needs on PATH (Mininet's shells, ip/tc batches), and
+    # with OVS switches the OVS tools
+    TOOLS = ("ip", "tc", "bash", "mnexec")
+    OVS_TOOLS = ("ovs-vsctl", "ovsdb-server", "ovs-vswitchd")
+
+    def preflight(self):
+        """Every check that needs nothing built and no lock: the spec
+        (dcn-topo export), the agent's verdict on it, the tools on PATH.
+        Raises TestbedError (one line). start() runs it when not done yet."""
+        if self.wiring is not None:
+            return
         t0 = time.time()
         try:
-            self.wiring = w = export(self.build_dir, self.spec)
+            w = export(self.build_dir, self.spec)
         except TopoError as e:
             raise TestbedError(str(e)) from None
         self._phase("export", t0)
-        self.agent_mode = (w.family != "tree") if self.agent_wanted is None else self.agent_wanted
-        if self.agent_mode:
+        agent_mode = (w.family != "tree") if self.agent_wanted is None else self.agent_wanted
+        if agent_mode:
             self.agent_bin = tool_path(self.build_dir, "dcn-agent")
             self.ctl_bin = tool_path(self.build_dir, "dcn-ctl")
             if not self.agent_bin or not self.ctl_bin:
@@ -41,12 +52,49 @@ class BringUp:
             if chk.returncode != 0:
                 raise TestbedError((chk.stderr.strip() or chk.stdout.strip()) +
                                    " (use --no-agent for a plain L2 bring-up)")
+        missing = [t for t in self.TOOLS + (self.OVS_TOOLS if self.is_ovs else ()) if not shutil.which(t)]
+        if missing:
+            raise TestbedError("missing on PATH: %s (%s; sudo make deps)" % (
+                " ".join(missing), "use --switch lxbr for Linux bridges" if set(missing) <= set(self.OVS_TOOLS)
+                else "packages iproute2, mininet, openvswitch-switch"))
+        self.wiring, self.agent_mode = w, agent_mode
+        if self.capture_wanted and not self._capture_checked:
+            # bad port names or folder: an error before anything is made
+            # (preflight runs before the lock and again in start(): once)
+            try:
+                self.check_capture_tool()
+                self.capture_wanted = self.resolve_ports(self.capture_wanted)
+                self.prepare_capture_dir(self.capture_dir)
+            except TestbedError as e:
+                raise TestbedError("--capture: %s" % e) from None
+            self._capture_checked = True
+
+    def _check_sockets(self):
+        """The agents' control-socket paths: a file or a live agent at one
+        makes that agent exit at start; refuse before anything is built."""
+        for s in self.wiring.server_list:
+            path = self._sock(s["name"])
+            why = state.socket_occupant(path)
+            if why:
+                raise TestbedError("control socket %s is occupied (%s); stop that agent or remove the file"
+                                   % (path, why))
+
+    def start(self):
+        t_all = time.time()
+        self.preflight()
+        w = self.wiring
         self.stp = w.switch_loops()
         self._check_leftovers()
+        if self.agent_mode:
+            self._check_sockets()
         if self.is_ovs:
-            ovs.ensure_running(self.log)
+            try:
+                ovs.ensure_running(self.log)
+            except (RuntimeError, OSError, subprocess.SubprocessError) as e:
+                raise TestbedError("Open vSwitch: %s" % e) from None
             if self.datapath is None:
                 self.datapath = "system" if ovs.kernel_datapath_available() else "netdev"
+        self._check_names_free()
         self._print_plan()
 
         # The state file lists every name we are about to create, before we create it.
@@ -57,35 +105,43 @@ class BringUp:
                  sockets=[self._sock(s["name"]) for s in w.server_list] if self.agent_mode else [])
         self._started = True
         self.state.save()
+        state.kill_point("state-saved")
         os.makedirs(os.path.join(RUN_DIR, "logs"), exist_ok=True)
 
         if self.agent_mode:  # dcn-ctl and dcn-agent on the hosts' PATH (CLI: `h00 dcn-ctl -n h00 status`)
             d = os.path.dirname(self.ctl_bin)
             if d not in os.environ.get("PATH", "").split(":"):
                 os.environ["PATH"] = d + ":" + os.environ.get("PATH", "")
-        t0 = time.time()
-        self._create_hosts()
-        self._phase("hosts", t0)
-        t0 = time.time()
-        self._create_links()
-        self._phase("links", t0)
-        t0 = time.time()
-        self._create_switches()
-        self._phase("switches", t0)
-        t0 = time.time()
-        self._configure_hosts()
-        self._phase("host_config", t0)
+        steps = [("hosts", self._create_hosts), ("links", self._create_links), ("switches", self._create_switches),
+                 ("host_config", self._configure_hosts)]
+        if self.capture_wanted:  # after the ports are configured, before the agents' first hellos
+            steps.append(("capture", lambda: self.capture_start(self.capture_wanted)))
         if self.agent_mode:
+            steps += [("agents_start", self._start_agents), ("agents_ready", self.wait_ready)]
+        for name, step in steps:
             t0 = time.time()
-            self._start_agents()
-            self._phase("agents_start", t0)
-            t0 = time.time()
-            self.wait_ready()
-            self._phase("agents_ready", t0)
+            step()
+            self._phase(name, t0)
+            state.kill_point(name)
         self.timings["total"] = round(time.time() - t_all, 3)
         self.log("*** testbed up in %.1f s (%s)" % (self.timings["total"], ", ".join(
             "%s %.1fs" % (k, v) for k, v in self.timings.items() if k != "total")))
         return self
+
+    def _check_names_free(self):
+        """The bridges and switch ports this run would create must not exist:
+        OVS would adopt a bridge of the same name (--may-exist), and the
+        teardown would then remove what is not the run's."""
+        w = self.wiring
+        bridges = [w.bridge[s["name"]] for s in w.switch_list]
+        present = {n for _, n in socket.if_nameindex()}
+        if self.is_ovs and ovs.daemons_running():
+            present |= set(ovs.list_bridges())
+        taken = [n for n in bridges + self._root_ifnames() if n in present]
+        if taken:
+            raise TestbedError("%d of the names this run needs exist already (%s%s), made outside any recorded "
+                               "run; remove them first (ip link del / ovs-vsctl del-br)" % (
+                                   len(taken), " ".join(taken[:5]), " ..." if len(taken) > 5 else ""))
 
     def _check_leftovers(self):
         data = state.load(self.state.path)
@@ -157,6 +213,8 @@ class BringUp:
                 for i, f in enumerate(futures):
                     h = f.result()
                     made[h.name] = h
+                    if i == n // 2:
+                        state.kill_point("hosts-half")
                     self.state.data["hosts"].append(state.host_ref(h.pid, h.name, first_if.get(h.name)))
                     if i % 64 == 63 or i == n - 1:
                         self.state.save()

@@ -115,6 +115,35 @@ class DcnCLI(CLI):
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=10)
         output(r.stdout)
 
+    def do_capture(self, line):
+        """capture start PORT... | capture stop [PORT...] | capture [list]:
+        tcpdump on testbed ports, one pcap file per port (NODE-ethP: h00-eth0,
+        s0_0-eth1; or a node name for all its ports) in the run's capture
+        folder (--capture-dir, default results/captures/<UTC date-time>/).
+        stop without ports stops every capture; the teardown stops the rest.
+        Decode the files with dcn-dump -r or tshark (docs/inspection.md)."""
+        args = line.split()
+        usage = "usage: capture start PORT... | capture stop [PORT...] | capture [list]\n"
+        if not args or args == ["list"]:
+            caps = self.tb.capture_list()
+            if not caps:
+                output("no captures running\n")
+            for label, ifn, path in caps:
+                output("%s (%s) -> %s\n" % (label, ifn, path))
+            return
+        cmd, ports = args[0], args[1:]
+        try:
+            if cmd == "start" and ports:
+                self.tb.capture_start(ports)
+            elif cmd == "stop":
+                if not ports and not self.tb.captures:
+                    output("no captures running\n")
+                self.tb.capture_stop(ports or None)
+            else:
+                output(usage)
+        except TestbedError as e:
+            output("*** %s\n" % e)
+
     def do_events(self, _line):
         "events: the failure-injection log of this run."
         for e in self.tb.events:

@@ -4,7 +4,6 @@
   dcn_testbed.py --build-dir build --topo "bcube n=4 k=1" [options]
   dcn_testbed.py --clean
 """
-import argparse
 import fcntl
 import json
 import os
@@ -33,9 +32,15 @@ def _std_fds_open():
 _std_fds_open()
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from orchestrator import linkclass, smoke, state  # noqa: E402
-from orchestrator.cli import run_cli, terminal_stdin  # noqa: E402
-from orchestrator.testbed import SWITCH_KINDS, Testbed, TestbedError  # noqa: E402
+from orchestrator.errors import OneLineParser, missing_module  # noqa: E402
+
+try:
+    from orchestrator import capture, linkclass, smoke, state  # noqa: E402
+    from orchestrator.cli import run_cli, terminal_stdin  # noqa: E402
+    from orchestrator.testbed import SWITCH_KINDS, Testbed, TestbedError  # noqa: E402
+except ImportError as _e:  # Mininet (or another Debian package) missing
+    print(missing_module("dcn_testbed", _e), file=sys.stderr)
+    sys.exit(1)
 
 
 def _silence(name):
@@ -88,7 +93,7 @@ def resolve_topo(spec):
 
 
 def parse_args(argv):
-    ap = argparse.ArgumentParser(description="DCN testbed on Mininet")
+    ap = OneLineParser(prog="dcn_testbed", description="DCN testbed on Mininet")
     ap.add_argument("--build-dir", default="build")
     ap.add_argument("--topo", default="bcube n=4 k=1",
                     help='family and parameters, e.g. "bcube n=4 k=1", or a name from topologies/ '
@@ -109,10 +114,18 @@ def parse_args(argv):
     ap.add_argument("--ping-pairs", type=int, default=1100, help="all pairs up to this many, else a sample")
     ap.add_argument("--no-smoke", action="store_true")
     ap.add_argument("--no-cli", action="store_true", help="exit after the smoke check even on a TTY")
+    ap.add_argument("--capture", metavar="PORTS", action="append", default=[],
+                    help="capture with tcpdump on these ports from the start, one pcap each: comma-separated "
+                         "NODE-ethP names (h01-eth0, s0_0-eth1) or node names for all their ports (h01); "
+                         "repeatable (docs/inspection.md)")
+    ap.add_argument("--capture-dir", metavar="DIR", default=None,
+                    help="folder of the pcap files of --capture and the CLI's capture command "
+                         "(default: results/captures/<UTC date-time>/)")
     ap.add_argument("--json", metavar="FILE", help="write timings and smoke results here")
     ap.add_argument("--hold", action="store_true",
                     help="without a TTY, keep the testbed up until SIGTERM/SIGINT instead of exiting")
     a = ap.parse_args(argv)
+    a.capture = capture.split_ports(a.capture)
     try:
         a.topo = resolve_topo(a.topo)
     except ValueError as e:
@@ -152,18 +165,27 @@ def take_netns_lock():
 def main(argv=None):
     a = parse_args(sys.argv[1:] if argv is None else argv)
     if os.geteuid() != 0:
-        print("dcn_testbed: needs root (network namespaces, bridges): sudo make testbed", file=sys.stderr)
+        print("dcn_testbed: needs root (network namespaces, bridges): sudo make %s"
+              % ("clean-testbed" if a.clean else "testbed"), file=sys.stderr)
         return 1
     if a.clean:
         return state.clean_stale()
+    # everything that needs nothing built (spec, agent check, tools) before
+    # the lock: a mistake is one line at once, not after a wait
+    try:
+        tb = Testbed(a.build_dir, a.topo, switch=a.switch, datapath=a.datapath,
+                     server_link=a.server_params, highspeed_link=a.hs_params, mtu=a.mtu,
+                     hello_ms=a.hello_ms, dead_misses=a.dead_misses,
+                     agent=False if a.no_agent else None, ready_timeout=a.ready_timeout, log=say,
+                 capture=a.capture, capture_dir=a.capture_dir)
+        tb.preflight()
+    except TestbedError as e:
+        say_err("dcn_testbed: %s" % " ".join(str(e).split()))
+        return 2
     global _LOCK  # held until the process exits
     _LOCK = take_netns_lock()
     for s in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(s, _on_signal)
-    tb = Testbed(a.build_dir, a.topo, switch=a.switch, datapath=a.datapath,
-                 server_link=a.server_params, highspeed_link=a.hs_params, mtu=a.mtu,
-                 hello_ms=a.hello_ms, dead_misses=a.dead_misses,
-                 agent=False if a.no_agent else None, ready_timeout=a.ready_timeout, log=say)
     rc = 0
     report = {}
     try:
@@ -176,7 +198,8 @@ def main(argv=None):
                 rc = 3
         if terminal_stdin(sys.stdin) and not a.no_cli:
             tb.log("*** CLI: Mininet commands plus link_down/link_up A B, server_down/server_up H, "
-                   "switch_down/switch_up S, ctl H CMD, switches, wiring [NODE], agents, events; exit to tear down")
+                   "switch_down/switch_up S, ctl H CMD, switches, wiring [NODE], agents, events, "
+                   "capture start PORT.../stop [PORT...]; exit to tear down")
             why = run_cli(tb)
             if why:
                 say_err("dcn_testbed: %s; tearing down" % why)
@@ -186,7 +209,10 @@ def main(argv=None):
             while True:
                 signal.pause()
     except TestbedError as e:
-        say_err("dcn_testbed: %s" % e)
+        say_err("dcn_testbed: %s" % " ".join(str(e).split()))
+        rc = 2
+    except (RuntimeError, OSError) as e:  # a tool (ip, tc, ovs-vsctl) failed mid-way
+        say_err("dcn_testbed: error: %s" % " ".join(str(e).split()))
         rc = 2
     except (KeyboardInterrupt, Terminated) as e:
         say_err("\ndcn_testbed: interrupted (%s)" % (e or "Ctrl-C"))

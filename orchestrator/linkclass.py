@@ -62,8 +62,15 @@ def tc_lines(ifname, params):
     if p.get("bw") is None and not p.get("delay") and not p.get("loss") and p.get("max_queue_size") is None:
         return []
     cmds, parent = _BUILDER.bwCmds(bw=p.get("bw"))
-    more, parent = TCIntf.delayCmds(parent, delay=p.get("delay"), jitter=p.get("jitter"),
-                                    loss=p.get("loss"), max_queue_size=p.get("max_queue_size"))
+    if p.get("max_queue_size") is not None and not p.get("delay") and not p.get("jitter") and not p.get("loss"):
+        # A queue of N packets without netem (this kernel has none, and
+        # Mininet sizes queues only through netem): a pfifo of N packets as
+        # the htb class's leaf, or as the root when the link is unshaped.
+        more = ["%s qdisc add dev %s " + (parent.strip() if parent.strip() else "root") +
+                " handle 10: pfifo limit %d" % p["max_queue_size"]]
+    else:
+        more, parent = TCIntf.delayCmds(parent, delay=p.get("delay"), jitter=p.get("jitter"),
+                                        loss=p.get("loss"), max_queue_size=p.get("max_queue_size"))
     return [(c % ("", ifname)).strip() for c in cmds + more]
 
 
@@ -103,6 +110,8 @@ def parse_override(text, base):
                 raise ValueError("link option %s=%s out of range" % (k, v))
         elif k == "max_queue_size":
             out[k] = int(v)
+            if out[k] < 1:
+                raise ValueError("link option max_queue_size=%s: at least 1 packet" % v)
         else:
             out[k] = v
     return out

@@ -7,7 +7,6 @@ import os
 import socket
 import struct
 import subprocess
-import tempfile
 import time
 
 CLONE_NEWNET = 0x40000000
@@ -62,23 +61,18 @@ class in_netns:
 
 
 def run_batch(tool, lines, pid=None, force=True, check=True):
-    """Run `tool -batch` (tool: "ip" or "tc") over `lines`, in the netns of
-    `pid`. With force, later lines still run after an error."""
+    """Run `tool -batch -` (tool: "ip" or "tc") over `lines` on its stdin, in
+    the netns of `pid`. With force, later lines still run after an error.
+    No temporary file: a run killed meanwhile leaves nothing in /tmp."""
     if not lines:
         return ""
-    with tempfile.NamedTemporaryFile("w", prefix="dcn-%s-" % tool, suffix=".batch",
-                                     delete=False) as f:
-        f.write("\n".join(lines) + "\n")
-        path = f.name
-    try:
-        cmd = [tool] + (["-force"] if force else []) + ["-batch", path]
-        with in_netns(pid):
-            r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        if check and r.returncode != 0:
-            raise RuntimeError("%s -batch failed: %s" % (tool, r.stderr.strip()[:800]))
-        return r.stderr
-    finally:
-        os.unlink(path)
+    cmd = [tool] + (["-force"] if force else []) + ["-batch", "-"]
+    with in_netns(pid):
+        r = subprocess.run(cmd, input="\n".join(lines) + "\n", stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True)
+    if check and r.returncode != 0:
+        raise RuntimeError("%s -batch failed: %s" % (tool, r.stderr.strip()[:800]))
+    return r.stderr
 
 
 def _ethtool_set(sock, ifname, cmd, value):

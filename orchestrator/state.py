@@ -6,6 +6,8 @@ PID is never signalled."""
 import json
 import os
 import signal
+import socket
+import stat
 import time
 
 from . import netops, ovs
@@ -14,16 +16,66 @@ from .topology import BRIDGE_PREFIX
 STATE_DIR = "/run/dcn-testbed"
 STATE_FILE = os.path.join(STATE_DIR, "state.json")
 AGENT_SOCK_DIR = "/run/dcn"
+# Fault injection for tests/integration/test_cleanup_abuse.py: a run whose
+# environment names a stage here kills itself with SIGKILL on reaching it.
+KILL_AT_ENV = "DCN_KILL_AT"
+
+
+def kill_point(stage):
+    """A named point of the bring-up, an experiment or the teardown where a
+    test can have the run SIGKILLed (DCN_KILL_AT=stage); nothing otherwise."""
+    if os.environ.get(KILL_AT_ENV) == stage:
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+def socket_occupant(path):
+    """What stops an agent from taking the control socket `path`: None when
+    nothing is there or only a stale socket (nobody answers; the agent
+    replaces it), else a short reason."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as e:
+        return e.strerror
+    if not stat.S_ISSOCK(st.st_mode):
+        return "something that is not a socket is there"
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+        s.settimeout(1.0)
+        try:
+            s.connect(path)
+        except ConnectionRefusedError:
+            return None
+        except OSError as e:
+            return "%s on connect" % e.strerror
+    return "a live agent (or another program) answers there"
+
+
+def remove_stale_socket(path):
+    """Unlink path only when it is a socket nobody answers on: never a file
+    someone else put there, never a live agent's socket. True if removed."""
+    if socket_occupant(path) is not None:
+        return False
+    try:
+        os.unlink(path)
+        return True
+    except OSError:
+        return False
 
 
 def proc_start_time(pid):
-    """Start time of pid in clock ticks since boot (field 22 of stat), or None."""
+    """Start time of pid in clock ticks since boot (field 22 of stat), or
+    None when it is gone or a zombie: a zombie holds no namespace and
+    cannot be signalled, and the container's init may reap it late (a host
+    shell whose orchestrator was SIGKILLed is one until then)."""
     try:
         with open("/proc/%d/stat" % pid) as f:
             data = f.read()
     except OSError:
         return None
     rest = data[data.rindex(")") + 2:].split()
+    if rest[0] in ("Z", "X"):
+        return None
     return int(rest[19])
 
 
@@ -106,7 +158,9 @@ def recorded_netns_still_ours(ref, nsmap):
     if not ref.get("netns"):
         return None
     if same_process(ref):
-        return netns_of(ref["pid"])
+        ns = netns_of(ref["pid"])
+        if ns:
+            return ns
     pids = nsmap.get(tuple(ref["netns"]))
     if pids and ref.get("ifname") and netops.link_exists(ref["ifname"], pids[0]):
         return ref["netns"]
@@ -143,10 +197,11 @@ class State:
             self.save()
 
     def remove(self):
-        try:
-            os.unlink(self.path)
-        except FileNotFoundError:
-            pass
+        for p in (self.path, self.path + ".tmp"):
+            try:
+                os.unlink(p)
+            except FileNotFoundError:
+                pass
 
 
 def load(path=STATE_FILE):
@@ -237,12 +292,8 @@ def clean_from_state(data, log=print):
     netops.run_batch("ip", ["link del dev %s" % n for n in rl], check=False)
     summary["links"] = len(rl)
     for s in data.get("sockets", []):
-        if os.path.dirname(s) == AGENT_SOCK_DIR and os.path.exists(s):
-            try:
-                os.unlink(s)
-                summary["sockets"] += 1
-            except OSError:
-                pass
+        if os.path.dirname(s) == AGENT_SOCK_DIR and os.path.lexists(s) and remove_stale_socket(s):
+            summary["sockets"] += 1
     return summary
 
 
@@ -251,6 +302,10 @@ def clean_stale(path=STATE_FILE, log=print):
     owner still runs (that run cleans up itself on exit)."""
     data = load(path)
     if data is None:
+        try:  # a run killed inside its first save() had created nothing yet
+            os.unlink(path + ".tmp")
+        except FileNotFoundError:
+            pass
         log("clean-testbed: no state file (%s); nothing to clean" % path)
         return 0
     if data.get("corrupt"):
@@ -261,10 +316,11 @@ def clean_stale(path=STATE_FILE, log=print):
             % data["owner"]["pid"])
         return 1
     s = clean_from_state(data, log)
-    try:
-        os.unlink(path)
-    except FileNotFoundError:
-        pass
+    for p in (path, path + ".tmp"):  # .tmp: a run killed inside save()
+        try:
+            os.unlink(p)
+        except FileNotFoundError:
+            pass
     log("clean-testbed: stopped %(procs)d processes, removed %(bridges)d bridges, "
         "%(links)d veth pairs, %(hosts)d host namespaces, %(sockets)d stale sockets" % s)
     return 0

@@ -32,8 +32,9 @@ class Teardown:
         # Host shells go before the root-side veths: a dying namespace removes
         # all its devices (and so their peers) in one batch, far faster than
         # deleting thousands of veths one by one.
-        for step in (self._stop_processes, self._stop_namespace_processes, self._delete_bridges, self._stop_hosts,
+        for step in (self._stop_captures, self._stop_processes, self._stop_namespace_processes, self._delete_bridges, self._stop_hosts,
                      self._delete_root_links, self._remove_sockets):
+            state.kill_point("teardown-" + step.__name__.strip("_"))
             try:
                 step()
             except Exception as e:  # pylint: disable=broad-except
@@ -43,6 +44,11 @@ class Teardown:
         else:
             self.state.remove()
         self.log("*** teardown done in %.1f s" % (time.time() - t0))
+
+    def _stop_captures(self):
+        """The captures first, while every port still exists: their files
+        end with the run's last frames, not with the teardown's."""
+        self.capture_stop()
 
     def _stop_processes(self):
         procs = list(self.aux.values()) + list(self.agents.values())
@@ -114,11 +120,10 @@ class Teardown:
         state.stop_processes([r for r in self.state.data["hosts"] if state.same_process(r)], grace=1)
 
     def _remove_sockets(self):
+        """Stale agent sockets only: a file someone else put at a recorded
+        path, or a socket another agent answers on, stays."""
         for s in self.state.data.get("sockets", []):
-            try:
-                os.unlink(s)
-            except OSError:
-                pass
+            state.remove_stale_socket(s)
 
     # ------------------------------------------------------------ inspection
     def leftovers(self):

@@ -3,13 +3,15 @@ bridges from the library's export, starts one dcn-agent per server, waits for
 readiness, injects failures and removes exactly what it created.
 
 The pieces are mixins, one module each: bringup (BringUp.start), agents,
-failures (link/server/switch down and up) and teardown (stop)."""
+failures (link/server/switch down and up), capture (tcpdump on ports) and
+teardown (stop)."""
 import os
 import time
 
 from . import linkclass, state
 from .agents import Agents
 from .bringup import BringUp
+from .capture import Captures
 from .errors import TestbedError
 from .failures import Failures
 from .teardown import Teardown
@@ -23,7 +25,7 @@ __all__ = ["Testbed", "TestbedError", "SWITCH_KINDS"]
 SWITCH_KINDS = ("ovs", "ovs-afxdp", "lxbr")
 
 
-class Testbed(BringUp, Agents, Failures, Teardown):
+class Testbed(BringUp, Agents, Failures, Captures, Teardown):
     """Use as a context manager, or call start() and stop() (stop is
     idempotent and also runs on SIGTERM through the entry script)."""
 
@@ -32,7 +34,7 @@ class Testbed(BringUp, Agents, Failures, Teardown):
     def __init__(self, build_dir, spec, switch="ovs", datapath=None, server_link=None,
                  highspeed_link=None, mtu=linkclass.DEFAULT_MTU, hello_ms=100, dead_misses=3,
                  agent=None, ready_timeout=None, state_path=state.STATE_FILE, log=None,
-                 agent_args=(), event_log=None):
+                 agent_args=(), event_log=None, capture=(), capture_dir=None):
         self.build_dir = build_dir
         self.spec = spec
         if switch not in SWITCH_KINDS:
@@ -68,6 +70,12 @@ class Testbed(BringUp, Agents, Failures, Teardown):
         self.agent_mode = False
         self.stp = False
         self.agent_bin = self.ctl_bin = None
+        # ports to capture from the start (before the agents' first hellos),
+        # the folder of this run's pcap files, and the running captures
+        self.capture_wanted = list(capture)
+        self._capture_checked = False
+        self.capture_dir = capture_dir
+        self.captures = {}
         self._stopped = False
         self._started = False
 

@@ -50,3 +50,71 @@ def project_bridges():
     brs = ovs.list_bridges() if ovs.daemons_running() else []
     lx = netops.root_links_with_prefix(BRIDGE_PREFIX)
     return sorted(set(b for b in brs if b.startswith(BRIDGE_PREFIX)) | set(lx))
+
+
+# ------------------------------------------------- machine-wide inventory
+# What a testbed run or a failed command could leave, found on the whole
+# machine, not from a state file (tests/integration/test_cleanup_abuse.py
+# and test_bad_config.py compare one taken before with one taken after).
+WATCHED_CMDS = ("dcn-agent", "dcn-ctl", "iperf3", "mnexec", "dcn-relay", "mininet:")
+
+
+def _cmdline(pid):
+    try:
+        with open("/proc/%d/cmdline" % pid, "rb") as f:
+            return f.read().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return ""
+
+
+def _files(d, skip=()):
+    try:
+        return {os.path.join(d, n) for n in os.listdir(d) if n not in skip}
+    except OSError:
+        return set()
+
+
+def inventory():
+    """Interfaces and bridges of the root namespace, OVS bridges, named
+    namespaces, every network namespace a process holds, the project's
+    processes (agents, iperf3, Mininet shells; any process outside the root
+    namespace), the files under /run/dcn (control sockets) and
+    /run/dcn-testbed (state file, pidfiles; not the logs), and the ip/tc
+    batch files the orchestrator once wrote to /tmp."""
+    import socket
+    home = tuple(state.netns_of(os.getpid()))
+    nsmap = state.netns_map()
+    procs = set()
+    for ident, pids in nsmap.items():
+        for pid in pids:
+            cmd = _cmdline(pid)
+            if ident != home or any(w in cmd for w in WATCHED_CMDS):
+                st = state.proc_start_time(pid)  # None: gone or a zombie
+                if st is not None:
+                    procs.add((pid, st, cmd[:80]))
+    return {
+        "links": {n for _, n in socket.if_nameindex()},
+        "ovs_bridges": set(ovs.list_bridges()) if ovs.daemons_running() else set(),
+        "named_netns": _files("/run/netns"),
+        "netns": {i for i, pids in nsmap.items() if any(state.proc_start_time(p) for p in pids)} - {home},
+        "procs": procs,
+        "files": (_files(state.AGENT_SOCK_DIR) | _files(state.STATE_DIR, skip=("logs", "events.log"))
+                  | {p for p in _files("/tmp") if os.path.basename(p).startswith(("dcn-ip-", "dcn-tc-"))}),
+    }
+
+
+def new_since(before, after):
+    """What after has that before had not, by kind (empty: nothing new)."""
+    return {k: sorted(map(str, after[k] - before[k])) for k in after if after[k] - before[k]}
+
+
+def settled_inventory(before, timeout=5.0):
+    """The inventory once nothing new is still going away (a namespace dies
+    asynchronously after its last process), or after timeout seconds."""
+    import time
+    deadline = time.time() + timeout
+    while True:
+        now = inventory()
+        if not new_since(before, now) or time.time() > deadline:
+            return now
+        time.sleep(0.2)

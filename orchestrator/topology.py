@@ -34,7 +34,10 @@ def export(build_dir, spec):
                        stderr=subprocess.PIPE, text=True)
     if r.returncode != 0:
         raise TopoError((r.stderr or r.stdout).strip() or "dcn-topo export failed")
-    return Wiring(json.loads(r.stdout), spec)
+    try:
+        return Wiring(json.loads(r.stdout), spec)
+    except (ValueError, KeyError, TypeError) as e:
+        raise TopoError("%s export printed no usable wiring (%s: %s)" % (exe, type(e).__name__, e)) from None
 
 
 class Wiring:
@@ -60,7 +63,8 @@ class Wiring:
         for i, sw in enumerate(self.switch_list):
             name = "%s%d" % (BRIDGE_PREFIX, i)
             if len(name) + len("-eth%d" % max(sw["ports"] - 1, 0)) > IFNAMSIZ:
-                raise TopoError("bridge name %s too long for its ports" % name)
+                raise TopoError("bridge name %s too long for its ports (%s-eth%d: more than %d characters)"
+                                % (name, name, sw["ports"] - 1, IFNAMSIZ))
             self.bridge[sw["name"]] = name
         self.host_ifname_overrides = {}
         for link in self.links:
@@ -77,6 +81,9 @@ class Wiring:
         name = "%s-eth%d" % (node, port)
         if len(name) > IFNAMSIZ:  # long server names: short form, told to the agent by --port
             name = "x%d-eth%d" % (self.servers[node]["id"], port)
+            if len(name) > IFNAMSIZ:
+                raise TopoError("interface name of %s port %d too long even as %s (Linux allows %d characters)"
+                                % (node, port, name, IFNAMSIZ))
             self.host_ifname_overrides.setdefault(node, {})[port] = name
         return name
 

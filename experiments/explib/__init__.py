@@ -16,4 +16,14 @@ fidelity verdict. Everything else lives here:
                  schedule, reachability oracle, crash and memory watch
   soakpeer.py    the soak's TCP sink and senders, run in each server
 """
-from .experiment import Experiment, ExperimentError  # noqa: F401
+import os
+import sys
+
+try:
+    from .experiment import Experiment, ExperimentError  # noqa: F401
+    from . import plots  # noqa: F401  (matplotlib: missing is one line too)
+except ImportError as _e:
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+    from orchestrator.errors import missing_module
+    print(missing_module("experiments/" + os.path.basename(sys.argv[0]), _e), file=sys.stderr)
+    sys.exit(1)

@@ -20,7 +20,8 @@ import time
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, REPO)
 
-from orchestrator import linkclass  # noqa: E402
+from orchestrator import linkclass, state  # noqa: E402
+from orchestrator.errors import OneLineParser  # noqa: E402
 from orchestrator.testbed import SWITCH_KINDS, Testbed, TestbedError  # noqa: E402
 
 from .samplers import CpuSampler, LinkSampler  # noqa: E402
@@ -119,8 +120,8 @@ class Experiment:
         the capacity table's choice for light patterns (OVS where it
         carries them)."""
         self.name = name
-        self.ap = argparse.ArgumentParser(prog="experiments/" + name, description=description,
-                                          formatter_class=argparse.RawDescriptionHelpFormatter)
+        self.ap = OneLineParser(prog="experiments/" + name, description=description,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
         ch = default_choice()
         self.choice = ch
         g = self.ap.add_argument_group("emulation (defaults from the capacity table: %s)" % ch["source"])
@@ -129,6 +130,9 @@ class Experiment:
         g.add_argument("--mtu", type=int, default=ch["mtu"], help="link MTU (default %(default)s, the papers' 9 KB)")
         g.add_argument("--link-mbps", type=float, default=ch["link_mbps"],
                        help="server link rate, Mb/s (default %(default)s; the papers: 1000)")
+        g.add_argument("--queue-pkts", type=int, default=None,
+                       help="every link's queue, in packets (a pfifo under the shaper; default: the "
+                            "kernel's 1000). The papers' mini-switches had small buffers")
         g.add_argument("--hello-ms", type=int, default=1000,
                        help="agent hello period (default 1000, the papers'; the fast setting is 100)")
         g.add_argument("--size-scale", type=float, default=1.0,
@@ -162,25 +166,110 @@ class Experiment:
             self.ap.error("--size-scale must be in (0, 10]")
         if a.hello_ms < 10:
             self.ap.error("--hello-ms must be >= 10")
+        if a.queue_pkts is not None and not 1 <= a.queue_pkts <= 100000:
+            self.ap.error("--queue-pkts must be 1..100000")
         if a.tiny:
             a.size_scale = min(a.size_scale, 0.01)
+        self._check_values(a)
         if os.geteuid() != 0:
-            self.ap.error("needs root (network namespaces, bridges): sudo experiments/%s" % self.name)
+            self.fail("needs root (network namespaces, bridges): sudo experiments/%s" % self.name)
         for tool in ("dcn-topo", "dcn-agent", "dcn-ctl"):
             from orchestrator.topology import tool_path
             if not tool_path(a.build_dir, tool):
-                self.ap.error("%s not found in %s: run make build first" % (tool, a.build_dir))
+                self.fail("%s not found in %s: run make build first" % (tool, a.build_dir))
         if shutil.which("iperf3") is None:
-            self.ap.error("iperf3 missing: sudo make deps")
+            self.fail("missing on PATH: iperf3 (sudo make deps)")
+        self._servers = []
+        self._check_specs(a)
         self.a = a
         self.out = a.out or os.path.join(RESULTS, self.name)
         self.work = self.out.rstrip("/") + ".partial"
-        shutil.rmtree(self.work, ignore_errors=True)
-        os.makedirs(os.path.join(self.work, "raw"))
+        parent = os.path.dirname(os.path.abspath(self.work))
+        if not os.path.isdir(parent) or not os.access(parent, os.W_OK):
+            self.fail("--out %s: cannot create %s: %s is not a writable folder" % (self.out, self.work, parent))
         self._take_lock()
-        self.log("%s: switch %s, MTU %d, server links %g Mb/s, hello %d ms, size scale %g, seed %d" % (
-            self.name, a.switch, a.mtu, a.link_mbps, a.hello_ms, a.size_scale, a.seed))
+        # under the lock (another run's live agents are not ours to judge):
+        # the agents' control sockets must be free, unless a dead run's
+        # state file is there (the bring-up cleans that run's agents first)
+        for name in self._servers if state.load() is None else ():
+            path = os.path.join(state.AGENT_SOCK_DIR, name + ".sock")
+            why = state.socket_occupant(path)
+            if why:
+                self.fail("control socket %s is occupied (%s); stop that agent or remove the file "
+                          "(make clean-testbed if a killed run left it)" % (path, why))
+        shutil.rmtree(self.work, ignore_errors=True)
+        try:
+            os.makedirs(os.path.join(self.work, "raw"))
+        except OSError as e:
+            self.fail("--out %s: cannot create %s: %s" % (self.out, self.work, e.strerror))
+        self.log("%s: switch %s, MTU %d, server links %g Mb/s, queues %s, hello %d ms, size scale %g, seed %d" % (
+            self.name, a.switch, a.mtu, a.link_mbps,
+            "%d packets" % a.queue_pkts if a.queue_pkts else "the kernel's (1000 packets)",
+            a.hello_ms, a.size_scale, a.seed))
         return a
+
+    def fail(self, msg):
+        """One line, exit status 2: for what is wrong with the box or the
+        options' values, before anything is created."""
+        self.ap.exit(2, "%s: error: %s\n" % (self.ap.prog, msg))
+
+    # option dest -> (check, what it must be); every script's options of
+    # these names are checked here, before anything is built
+    FRACTIONS = ("failure_at", "inner_at", "fibre_at")
+    POSITIVE = ("seconds", "rounds", "count", "duration")
+
+    def _check_values(self, a):
+        v = vars(a)
+        for k in self.FRACTIONS:
+            if v.get(k) is not None and not 0 < v[k] < 1:
+                self.ap.error("--%s must be a fraction between 0 and 1 (exclusive)" % k.replace("_", "-"))
+        for k in self.POSITIVE:
+            if v.get(k) is not None and not v[k] > 0:
+                self.ap.error("--%s must be positive" % k.replace("_", "-"))
+        lists = {"mtus": (int, lambda x: 576 <= x <= 9000, "MTUs 576..9000"),
+                 "rates": (float, lambda x: 0 < x <= 10000, "rates in Mb/s, 0 < rate <= 10000"),
+                 "switches": (str, lambda x: x in SWITCH_KINDS, "switch kinds of " + ", ".join(SWITCH_KINDS))}
+        for k, (conv, ok, what) in lists.items():
+            if not isinstance(v.get(k), str):
+                continue
+            try:
+                items = [conv(x) for x in v[k].split(",")]
+            except ValueError:
+                items = None
+            if not items or not all(ok(x) for x in items):
+                self.ap.error("--%s must be a comma-separated list of %s, not '%s'" % (k, what, v[k]))
+
+    def _check_specs(self, a):
+        """--topo/--tree must be specs dcn-topo builds; server names given as
+        options (--src, --dst, --replicas, --targets, --inner-link, --fibre)
+        must be servers of --topo."""
+        from orchestrator.topology import TopoError, export
+        v = vars(a)
+        servers = None
+        for k in ("topo", "tree"):
+            if not isinstance(v.get(k), str):
+                continue
+            try:
+                w = export(a.build_dir, v[k])
+            except TopoError as e:
+                self.fail("--%s %s: %s" % (k, v[k], " ".join(str(e).split())))
+            if k == "topo":
+                servers = set(w.servers)
+                nodes = servers | set(w.switches)
+        if servers is None:
+            return
+        self._servers = sorted(servers)
+        for k, sep in (("src", None), ("dst", None), ("replicas", ","), ("targets", ","),
+                       ("inner_link", ","), ("fibre", ",")):
+            val = v.get(k)
+            if not isinstance(val, str) or val == "auto":
+                continue
+            names = [x.strip() for x in val.split(sep)] if sep else [val]
+            allowed = nodes if k in ("inner_link", "fibre") else servers
+            bad = [n for n in names if n not in allowed]
+            if bad or (k in ("inner_link", "fibre") and len(names) != 2):
+                self.fail("--%s %s: %s" % (k.replace("_", "-"), val, "not in %s: %s" % (a.topo, " ".join(bad))
+                                           if bad else "must be two nodes A,B"))
 
     def _take_lock(self):
         if os.environ.get("DCN_NETNS_LOCKED"):  # a caller (the test runner) holds it for us
@@ -216,7 +305,7 @@ class Experiment:
         """agent_args: extra dcn-agent options for this network's agents (for
         example ["--mdcube-routing", "source"]; see agent_accepts())."""
         a = self.a
-        server = dict(linkclass.DEFAULT_SERVER, bw=link_mbps or a.link_mbps)
+        server = dict(linkclass.DEFAULT_SERVER, bw=link_mbps or a.link_mbps, max_queue_size=a.queue_pkts)
         tb = Testbed(a.build_dir, spec, switch=switch or a.switch, server_link=server, mtu=mtu or a.mtu,
                      hello_ms=hello_ms or a.hello_ms, agent=agent, agent_args=list(agent_args or ()),
                      log=lambda m: self.log("  " + m.replace("*** ", "")))
@@ -297,6 +386,7 @@ class Experiment:
             "switch": a.switch,
             "link_mbps": a.link_mbps,
             "mtu": a.mtu,
+            "queue_pkts": a.queue_pkts,
             "hello_ms": a.hello_ms,
             "size_scale": a.size_scale,
             "duration_s": round(time.time() - self.t_start, 1),
@@ -322,6 +412,12 @@ class Experiment:
                                             os.path.relpath(self.out, os.getcwd())))
         return 0 if not reasons else 3
 
+    def _drop_empty_work(self):
+        """A run that failed before writing any file leaves no .partial folder."""
+        work = getattr(self, "work", None)
+        if work and os.path.isdir(work) and not any(f for _, _, f in os.walk(work)):
+            shutil.rmtree(work, ignore_errors=True)
+
     def main(self, body):
         """Runs body(self) with clean error handling: one line, no traceback,
         for the user's mistakes and the testbed's refusals. SIGTERM and SIGHUP
@@ -334,6 +430,7 @@ class Experiment:
             return body(self)
         except ExperimentError as e:
             self.log("error: %s" % e)
+            self._drop_empty_work()
             return 2
         except KeyboardInterrupt:
             self.log("interrupted; previous results left as they were")

@@ -23,8 +23,8 @@ beside the analytic prediction:
                     method, as the BCDC notes correct Theorem 4)
   tree_abt()        the tree's all-to-all bound at its leaf uplinks
 """
-import argparse
 import collections
+import os
 import random
 import sys
 
@@ -69,7 +69,8 @@ FAMILIES = {
 def pre_family(argv=None):
     """--family from the command line before the Experiment (whose name
     depends on it) is created; --help without it shows hcn's."""
-    p = argparse.ArgumentParser(add_help=False)
+    from orchestrator.errors import OneLineParser
+    p = OneLineParser(prog="experiments/" + os.path.basename(sys.argv[0]), add_help=False)
     p.add_argument("--family", choices=sorted(FAMILIES), default="hcn")
     a, _ = p.parse_known_args(sys.argv[1:] if argv is None else argv)
     return a.family

@@ -4,6 +4,8 @@ import json
 import subprocess
 import time
 
+from orchestrator import state
+
 from .experiment import ExperimentError
 
 
@@ -75,6 +77,7 @@ def run_flows(ex, tb, flows, port_base=5201, timeout=None, progress_every=5.0, o
         f.start_time = time.time()
         f.client = tb.spawn_in(f.src, cmd, "iperf3 -c in %s" % f.src, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE)
+    state.kill_point("flows")  # tests: SIGKILL with the traffic running
     pending = list(flows)
     last = time.time()
     try:

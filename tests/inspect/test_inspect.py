@@ -7,7 +7,9 @@ docs/inspection.md and compares its output where the page shows it.
 
   --part dcn_dump   dcn-dump against the expectations, and the docs' dcn-dump commands
   --part tshark     tshark -X lua_script:dcn.lua against the expectations and against
-                    dcn-dump, and the docs' tshark commands; exit 77 without tshark
+                    dcn-dump (also on mutated frames and on the fuzzers' corpus and
+                    regression inputs in tests/fuzz/), and the docs' tshark commands;
+                    exit 77 without tshark
 """
 import argparse
 import os
@@ -238,27 +240,76 @@ def mutated_frames(tmp, count=600, seed=12):
     return out
 
 
+def differential(a, tmp, pcap, prefs, topo, name, count):
+    """One file through both decoders: neither fails, both read count frames
+    and give each the same malformed token and path. Returns how many are
+    malformed."""
+    t_rows, (d_rows, _) = tshark(a, tmp, pcap, prefs), dcn_dump(a.dump, pcap, *topo)
+    check(len(t_rows) == len(d_rows) == count, f"{name}: {len(t_rows)} tshark, {len(d_rows)} dcn-dump frames, "
+                                               f"{count} in the file")
+    flagged = 0
+    for t, d in zip(t_rows, d_rows):
+        where = f"{name} frame {t['frame.number']} {prefs}"
+        flagged += d["malformed"] != "-"
+        if d["line"].split(" ")[1] == "ether":  # shorter than Ethernet: Wireshark's own Ethernet dissector flags it
+            check(t["_ws.malformed"] != "", f"{where}: not flagged malformed by tshark ({d['line']})")
+            continue
+        check((t["dcn.malformed"] or "-") == d["malformed"],
+              f"{where}: tshark {t['dcn.malformed']!r} vs dcn-dump {d['malformed']!r} ({d['line']})")
+        if d["type"] != "-":
+            tpath = t["dcn.path"] if topo and t["dcn.path"] else t["dcn.path_raw"]
+            check(tpath == d["path"], f"{where}: path {tpath} vs dcn-dump {d['path']}")
+    print(f"{name} {prefs}: {flagged} of {len(d_rows)} flagged malformed by both")
+    return flagged
+
+
+def fuzz_corpus_frames():
+    """The frames of the fuzzers' seed corpus and regression inputs in the
+    tree (tests/fuzz/: the engine's frames, the engine suite's malformed
+    corpus, MDCube hierarchical routing, crashes found), by topology; the
+    fuzz_frame inputs that enter from TUN are IP packets, not frames."""
+    root = os.path.join(REPO, "tests", "fuzz")
+    out = {"bcube": [], "mdcube": [], "none": []}
+    seen = set()
+    for kind in ("corpus", "regressions"):
+        for harness in ("fuzz_dump", "fuzz_frame"):
+            d = os.path.join(root, kind, harness)
+            for name in sorted(os.listdir(d)) if os.path.isdir(d) else ():
+                data = open(os.path.join(d, name), "rb").read()
+                if not data:
+                    continue
+                if harness == "fuzz_dump":
+                    which = ("none", "bcube", "mdcube")[data[0] % 3]
+                elif data[0] & 2:
+                    continue
+                else:
+                    which = ("bcube", "mdcube")[data[0] & 1]
+                if data[1:] not in seen:
+                    seen.add(data[1:])
+                    out[which].append(data[1:])
+    return out
+
+
 def part_tshark(a, tmp):
     bc = ["-o", "dcn.bcube_n:4", "-o", "dcn.bcube_k:1"]
     # differential: mutated frames through both decoders, with and without the topology
     fuzz = os.path.join(tmp, "mutated.pcap")
     write_pcap(fuzz, mutated_frames(tmp))
     for prefs, topo in (([], []), (bc, ["--topo", TOPO["bcube"]])):
-        t_rows, (d_rows, _) = tshark(a, tmp, fuzz, prefs), dcn_dump(a.dump, fuzz, *topo)
-        check(len(t_rows) == len(d_rows) == 600, f"mutated: {len(t_rows)} tshark, {len(d_rows)} dcn-dump frames")
-        flagged = 0
-        for t, d in zip(t_rows, d_rows):
-            where = f"mutated frame {t['frame.number']} {prefs}"
-            flagged += d["malformed"] != "-"
-            if d["line"].split(" ")[1] == "ether":  # shorter than Ethernet: Wireshark's own Ethernet dissector flags it
-                check(t["_ws.malformed"] != "", f"{where}: not flagged malformed by tshark ({d['line']})")
-                continue
-            check((t["dcn.malformed"] or "-") == d["malformed"],
-                  f"{where}: tshark {t['dcn.malformed']!r} vs dcn-dump {d['malformed']!r} ({d['line']})")
-            if d["type"] != "-":
-                tpath = t["dcn.path"] if topo and t["dcn.path"] else t["dcn.path_raw"]
-                check(tpath == d["path"], f"{where}: path {tpath} vs dcn-dump {d['path']}")
-        print(f"mutated frames {prefs}: {flagged} of {len(d_rows)} flagged malformed by both")
+        differential(a, tmp, fuzz, prefs, topo, "mutated", 600)
+    # the fuzzers' corpus and regressions in the tree: the same, and every
+    # malformed frame of the engine suite's corpus among them is flagged
+    corpus = fuzz_corpus_frames()
+    check(sum(len(v) for v in corpus.values()) >= 100, f"fuzz corpus: {[len(v) for v in corpus.values()]} frames")
+    for which, frames in corpus.items():
+        if not frames:
+            continue
+        pcap = os.path.join(tmp, f"corpus-{which}.pcap")
+        write_pcap(pcap, frames)
+        differential(a, tmp, pcap, [], [], f"fuzz corpus ({which})", len(frames))
+        if which == "bcube":  # gen_capture's malformed frames (the engine suite's 13 cases) are among these
+            n = differential(a, tmp, pcap, bc, ["--topo", TOPO["bcube"]], f"fuzz corpus ({which})", len(frames))
+            check(n >= 13, f"fuzz corpus: {n} frames flagged malformed, the engine suite's corpus has 13")
     for base in ("bcube", "mdcube"):
         pcap, rows = os.path.join(tmp, base + ".pcap"), expectations(os.path.join(tmp, base + ".expect"))
         raw = tshark(a, tmp, pcap, [])
@@ -314,9 +365,13 @@ def doc_commands(tmp, a, want_tshark):
     if not os.path.exists(doc):
         check(False, "docs/inspection.md is missing")
         return
-    blocks, cur, inside = [], None, False
+    blocks, cur, inside, section = [], None, False, ""
     for line in open(doc):
         line = line.rstrip("\n")
+        if line.startswith("## ") and not inside:
+            section = line
+        if section == "## Captures from the testbed":
+            continue  # needs a testbed: tests/integration/test_testbed_capture.py runs it
         if line.startswith("```"):
             inside = not inside
             cur = None

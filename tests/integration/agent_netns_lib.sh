@@ -23,8 +23,22 @@ dcnt_cleanup() {
     kill -9 "$p" 2>/dev/null || true
   done
   for ns in "${DCNT_NETNS[@]}"; do ip netns del "$ns" 2>/dev/null || true; done
+  # The agents of a sanitized build (make test runs these tests on build-test)
+  # write AddressSanitizer, LeakSanitizer (at exit, after SIGTERM) and
+  # UndefinedBehaviorSanitizer reports into their logs: any report fails the test.
+  if [ -n "$DCNT_WORK" ] && [ -d "$DCNT_WORK" ]; then
+    local bad
+    # DCNT_SANITIZER_SELF_CHECK=1: a fake report, to see this check fail a test
+    if [ -n "${DCNT_SANITIZER_SELF_CHECK:-}" ]; then echo "x.c:1:1: runtime error: self check" >> "$DCNT_WORK/self-check.log"; fi
+    bad=$(grep -l -E "ERROR: (Address|Leak)Sanitizer|runtime error:" "$DCNT_WORK"/*.log 2>/dev/null || true)
+    if [ -n "$bad" ]; then
+      echo "sanitizer report in agent logs:" >&2
+      for f in $bad; do echo "== $f" >&2; grep -m 20 -A 12 -E "ERROR: (Address|Leak)Sanitizer|runtime error:" "$f" >&2; done
+      rc=1
+    fi
+  fi
   if [ -n "$DCNT_WORK" ] && [ -z "${DCNT_KEEP:-}" ]; then rm -rf "$DCNT_WORK"; fi
-  return $rc
+  exit $rc # the trap's exit status is the test's
 }
 
 dcnt_ns() { echo "${DCNT_PREFIX}-$1"; }

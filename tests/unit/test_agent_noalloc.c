@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent/tun_gro.h"
+#include "agent/tun_offload.h"
 #include "agent_harness.h"
 
 static volatile long allocs; /* volatile: the compiler assumes malloc leaves our statics alone */
@@ -311,6 +313,52 @@ END_TEST
 START_TEST(large_hcn_no_allocation) { no_allocation_in_n("hcn n=8 h=3", 100); }
 END_TEST
 
+/* The TUN offloads: a 64 KB TCP segment cut into packets, and those packets
+ * merged back into one, cost zero calls. */
+static size_t cut_len[64];
+static uint8_t cut[64][1600];
+static int n_cut;
+
+static void keep_packet(void *ctx, uint8_t *buf, size_t len)
+{
+    (void)ctx;
+    if (n_cut < 64 && len <= sizeof cut[0]) {
+        memcpy(cut[n_cut], buf + ENGINE_HEADROOM, len);
+        cut_len[n_cut++] = len;
+    }
+}
+
+START_TEST(tun_offloads_no_allocation)
+{
+    static uint8_t buf[ENGINE_HEADROOM + 65536];
+    static tun_gro g;
+    uint8_t *ip = buf + ENGINE_HEADROOM;
+    size_t len = 40 + 40 * 1460;
+    memset(buf, 0, sizeof buf);
+    ip[0] = 0x45;
+    dcn_put16(ip + 2, (uint16_t)len);
+    ip[8] = 64;
+    ip[9] = 6;
+    dcn_put32(ip + 12, 0x0a000001);
+    dcn_put32(ip + 16, 0x0a000002);
+    ip[32] = 5 << 4;
+    ip[33] = 0x10;
+    struct virtio_net_hdr vh = {.gso_type = VIRTIO_NET_HDR_GSO_TCPV4, .gso_size = 1460};
+    count_from_here();
+    int n = tun_offload_in(&vh, buf, ENGINE_HEADROOM, len, keep_packet, NULL);
+    int held = 0;
+    for (int i = 0; i < n_cut; i++)
+        held += tun_gro_offer(&g, cut[i], cut_len[i]) == TUN_GRO_HELD;
+    struct iovec *iov;
+    int iovs = tun_gro_take(&g, &iov);
+    long calls = count_so_far();
+    ck_assert_int_eq(n, 40);
+    ck_assert_int_eq(held, 40);
+    ck_assert_int_eq(iovs, 42);
+    ck_assert_int_eq(calls, 0);
+}
+END_TEST
+
 /* The counters themselves work: an allocation between the marks is seen. */
 static void *volatile keep[2]; /* so an optimizing build cannot drop the calls */
 
@@ -340,6 +388,7 @@ int main(void)
     tcase_add_test(tc, bcdc_no_allocation);
     tcase_add_test(tc, large_bcube_no_allocation);
     tcase_add_test(tc, large_hcn_no_allocation);
+    tcase_add_test(tc, tun_offloads_no_allocation);
     suite_add_tcase(s, tc);
     return tu_run(s);
 }

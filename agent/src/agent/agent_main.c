@@ -17,10 +17,14 @@
 #include "linkmon.h"
 #include "options.h"
 #include "pcap_io.h"
+#include <sys/uio.h>
+
 #include "pidfile.h"
 #include "rawsock.h"
 #include "topo/bfs.h"
 #include "tun.h"
+#include "tun_gro.h"
+#include "tun_offload.h"
 
 #define TUN_BURST 64
 #define RX_BURSTS 4
@@ -42,6 +46,8 @@ typedef struct agent {
     ctl_server *ctl;
     pcap_writer *pcap;
     uint8_t *tunbuf;
+    tun_gro gro;   /* TCP segments to the local stack, merged per receive batch */
+    bool in_batch; /* in on_port: the receive buffers live until gro_flush */
     uint8_t was_up[256];
     uint64_t tx_dropped_seen;
 } agent;
@@ -90,11 +96,53 @@ static int io_send(void *ctx, unsigned port, const uint8_t *frame, size_t len)
     return rawsock_queue(&a->sock[port], frame, len);
 }
 
+static void tun_write_one(agent *a, const uint8_t *ip, size_t len)
+{
+    ssize_t rc;
+    if (a->opt.tun_offload) {
+        /* no offload asked of the kernel: a plain packet, checksums checked */
+        struct virtio_net_hdr vh = {.gso_type = VIRTIO_NET_HDR_GSO_NONE};
+        struct iovec iov[2] = {{.iov_base = &vh, .iov_len = sizeof vh}, {.iov_base = (void *)ip, .iov_len = len}};
+        rc = writev(a->tun_fd, iov, 2);
+    } else {
+        rc = write(a->tun_fd, ip, len);
+    }
+    if (rc < 0)
+        a->e->c.drop_tx_error++;
+}
+
+static void gro_flush(agent *a)
+{
+    struct iovec *iov;
+    uint64_t merged = a->gro.merged;
+    int n = tun_gro_take(&a->gro, &iov);
+    if (n == 0)
+        return;
+    if (writev(a->tun_fd, iov, n) < 0)
+        a->e->c.drop_tx_error++;
+    a->e->c.tun_gro_merged += a->gro.merged - merged;
+}
+
 static void io_deliver(void *ctx, const uint8_t *ip, size_t len)
 {
     agent *a = ctx;
-    if (write(a->tun_fd, ip, len) < 0)
-        a->e->c.drop_tx_error++;
+    if (!a->opt.tun_offload || !a->in_batch) {
+        tun_write_one(a, ip, len);
+        return;
+    }
+    switch (tun_gro_offer(&a->gro, ip, len)) {
+    case TUN_GRO_HELD:
+        return;
+    case TUN_GRO_FLUSH:
+        gro_flush(a);
+        if (tun_gro_offer(&a->gro, ip, len) == TUN_GRO_HELD)
+            return;
+        break;
+    case TUN_GRO_ALONE:
+        gro_flush(a); /* keep the order of one connection's packets */
+        break;
+    }
+    tun_write_one(a, ip, len);
 }
 
 static void flush_all(agent *a)
@@ -150,6 +198,7 @@ static void on_port(struct ev_loop *loop, ev_io *w, int revents)
     agent *a = &A;
     unsigned p = (unsigned)(uintptr_t)w->data;
     rawsock *s = &a->sock[p];
+    a->in_batch = true;
     for (int burst = 0; burst < RX_BURSTS; burst++) {
         int n = rawsock_recv_batch(s);
         for (int i = 0; i < n; i++) {
@@ -163,10 +212,18 @@ static void on_port(struct ev_loop *loop, ev_io *w, int revents)
                 pcapw_write(a->pcap, f, len, 0);
             engine_rx_frame(a->e, p, f, len);
         }
+        gro_flush(a);
         flush_all(a); /* the batch buffers are reused by the next recvmmsg */
         if (n < RAWSOCK_BATCH)
             break;
     }
+    a->in_batch = false;
+}
+
+static void emit_from_tun(void *ctx, uint8_t *buf, size_t len)
+{
+    agent *a = ctx;
+    engine_from_tun(a->e, buf, len);
 }
 
 static void on_tun(struct ev_loop *loop, ev_io *w, int revents)
@@ -176,10 +233,29 @@ static void on_tun(struct ev_loop *loop, ev_io *w, int revents)
     (void)w;
     agent *a = &A;
     for (int i = 0; i < TUN_BURST; i++) {
-        ssize_t n = read(a->tun_fd, a->tunbuf + ENGINE_HEADROOM, 65536);
+        if (!a->opt.tun_offload) {
+            ssize_t n = read(a->tun_fd, a->tunbuf + ENGINE_HEADROOM, TUN_OFFLOAD_MAX);
+            if (n <= 0)
+                break;
+            engine_from_tun(a->e, a->tunbuf, (size_t)n);
+            continue;
+        }
+        /* the virtio-net header lands just before the packet's headroom,
+         * the packet where engine_from_tun expects it */
+        uint8_t *at = a->tunbuf + ENGINE_HEADROOM - TUN_VNET_HDR_LEN;
+        ssize_t n = read(a->tun_fd, at, TUN_VNET_HDR_LEN + TUN_OFFLOAD_MAX);
         if (n <= 0)
             break;
-        engine_from_tun(a->e, a->tunbuf, (size_t)n);
+        if (n < TUN_VNET_HDR_LEN) {
+            a->e->c.drop_bad_offload++;
+            continue;
+        }
+        struct virtio_net_hdr vh;
+        memcpy(&vh, at, sizeof vh);
+        if (vh.gso_type != VIRTIO_NET_HDR_GSO_NONE)
+            a->e->c.tun_gso_in++;
+        if (tun_offload_in(&vh, a->tunbuf, ENGINE_HEADROOM, (size_t)n - TUN_VNET_HDR_LEN, emit_from_tun, a) < 0)
+            a->e->c.drop_bad_offload++;
     }
     flush_all(a);
 }
@@ -336,7 +412,7 @@ int main(int argc, char **argv)
     }
     signal(SIGPIPE, SIG_IGN);
     a->e = calloc(1, sizeof *a->e);
-    a->tunbuf = malloc(ENGINE_HEADROOM + 65536);
+    a->tunbuf = malloc(ENGINE_HEADROOM + TUN_OFFLOAD_MAX + 1);
     if (!a->e || !a->tunbuf) {
         logf_("out of memory");
         return 1;
@@ -361,10 +437,9 @@ int main(int argc, char **argv)
             fprintf(stderr, "dcn-agent: interface name of port %u is longer than 15 characters\n", p);
             return 2;
         }
-        attach_port(a, p);
     }
     /* the control socket first: a conflict at its path is a usage error (2)
-     * found before any device exists */
+     * found before any port or device is opened, and its line is the only one */
     ctl_server_config ccfg;
     ctl_server_config_default(&ccfg);
     ccfg.gid = a->opt.ctl_gid;
@@ -374,9 +449,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "dcn-agent: %s\n", err);
         return ctl_rc;
     }
+    for (unsigned p = 0; p < a->e->nports; p++)
+        attach_port(a, p);
     size_t reserve = header_reserve(&a->topo, self) + engine_ext_reserve(a->e);
     unsigned tun_mtu = (unsigned)(a->opt.mtu - reserve);
-    a->tun_fd = tun_open(a->opt.tun, engine_ip_of(self), tun_mtu, err, sizeof err);
+    a->tun_fd = tun_open(a->opt.tun, engine_ip_of(self), tun_mtu, a->opt.tun_offload, err, sizeof err);
     if (a->tun_fd < 0) {
         logf_("%s", err);
         ctl_server_close(a->ctl);

@@ -11,6 +11,8 @@
     X(rx_data_delivered)    /* data packets written to the TUN device */                                          \
     X(tx_data_from_tun)     /* data packets encapsulated from the TUN device */                                   \
     X(relayed)              /* frames forwarded for others */                                                     \
+    X(tun_gro_merged)       /* TCP segments to the TUN device merged into the one before (tun_gro.h) */           \
+    X(tun_gso_in)           /* TCP segments of up to 64 KB from the TUN device, cut into packets (tun_offload.h) */ \
     X(hello_rx)                                                                                                   \
     X(hello_tx)                                                                                                   \
     X(probe_tx)             /* probes sent as source */                                                           \
@@ -50,6 +52,7 @@
     X(drop_no_route)        /* from TUN: unknown destination or no path */                                        \
     X(drop_no_segment)      /* MDCube: a segment ended here and no route leads on (the source is told) */       \
     X(drop_tx_error)                                                                                              \
+    X(drop_bad_offload)     /* from TUN: a virtio-net header the agent cannot undo (not TSO4 / bad offsets) */   \
     X(drop_too_long)        /* encapsulated frame above the buffer */
 
 typedef struct dcn_counters {

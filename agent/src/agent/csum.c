@@ -1,5 +1,7 @@
 #include "csum.h"
 
+#include <string.h>
+
 static uint16_t fold(uint32_t sum)
 {
     while (sum >> 16)
@@ -30,4 +32,40 @@ uint16_t csum_update32(uint16_t csum, uint32_t old_val, uint32_t new_val)
 {
     csum = csum_update16(csum, (uint16_t)(old_val >> 16), (uint16_t)(new_val >> 16));
     return csum_update16(csum, (uint16_t)old_val, (uint16_t)new_val);
+}
+
+uint32_t csum_partial(const uint8_t *buf, size_t len, uint32_t sum)
+{
+    /* RFC 1071: the one's complement sum does not depend on byte order, so
+     * the words are added in memory order and the result swapped once */
+    uint64_t acc = 0;
+    size_t i = 0;
+    for (; i + 4 <= len; i += 4) {
+        uint32_t w;
+        memcpy(&w, buf + i, 4);
+        acc += w;
+    }
+    if (i + 2 <= len) {
+        uint16_t w;
+        memcpy(&w, buf + i, 2);
+        acc += w;
+        i += 2;
+    }
+    if (i < len) {
+        uint8_t pad[2] = {buf[i], 0};
+        uint16_t w;
+        memcpy(&w, pad, 2);
+        acc += w;
+    }
+    while (acc >> 16)
+        acc = (acc & 0xffff) + (acc >> 16);
+    uint8_t be[2];
+    uint16_t n = (uint16_t)acc;
+    memcpy(be, &n, 2);
+    return sum + (uint32_t)(be[0] << 8 | be[1]);
+}
+
+uint16_t csum_finish(uint32_t sum)
+{
+    return (uint16_t)~fold(sum);
 }

@@ -9,6 +9,14 @@
 /* One's complement of the one's complement sum of the 16-bit big-endian
  * words of buf (an odd last byte is padded with zero). */
 uint16_t csum_compute(const uint8_t *buf, size_t len);
+/* The one's complement sum of buf's 16-bit big-endian words added to sum,
+ * not folded and not inverted: for checksums over several pieces (pseudo
+ * header, TCP header, payload). Reads 4 bytes at a time; an odd last byte is
+ * padded with zero, so only the last piece may have an odd length. */
+uint32_t csum_partial(const uint8_t *buf, size_t len, uint32_t sum);
+/* The checksum of a sum from csum_partial: folded to 16 bits, inverted. */
+uint16_t csum_finish(uint32_t sum);
+
 /* New checksum after one 16-bit word changed from old_word to new_word
  * (both in host order of the big-endian value): HC' = ~(~HC + ~m + m'). */
 uint16_t csum_update16(uint16_t csum, uint16_t old_word, uint16_t new_word);

@@ -75,7 +75,7 @@ int agent_ifname(const agent_options *o, unsigned port, char *out, size_t len)
 
 enum {
     OPT_TOPO = 1000, OPT_NAME, OPT_IFFMT, OPT_PORT, OPT_CTL, OPT_CTL_GROUP, OPT_HELLO, OPT_DEAD, OPT_CAP, OPT_MTU, OPT_PCAP,
-    OPT_TUN, OPT_SEED, OPT_LOG, OPT_PID, OPT_FG, OPT_CHECK, OPT_HELP, OPT_MDCUBE_ROUTING
+    OPT_TUN, OPT_SEED, OPT_LOG, OPT_PID, OPT_FG, OPT_CHECK, OPT_HELP, OPT_MDCUBE_ROUTING, OPT_TUN_OFFLOAD
 };
 
 static const struct option longopts[] = {
@@ -93,6 +93,7 @@ static const struct option longopts[] = {
     {"tun", required_argument, NULL, OPT_TUN},
     {"seed", required_argument, NULL, OPT_SEED},
     {"mdcube-routing", required_argument, NULL, OPT_MDCUBE_ROUTING},
+    {"tun-offload", required_argument, NULL, OPT_TUN_OFFLOAD},
     {"log", required_argument, NULL, OPT_LOG},
     {"pidfile", required_argument, NULL, OPT_PID},
     {"foreground", no_argument, NULL, OPT_FG},
@@ -112,6 +113,7 @@ int agent_options_parse(agent_options *o, int argc, char **argv, char *err, size
     o->mtu = 1500;
     o->seed = 1;
     o->ctl_gid = -1;
+    o->tun_offload = true;
     optind = 1;
     opterr = 0;
     int c;
@@ -230,6 +232,16 @@ int agent_options_parse(agent_options *o, int argc, char **argv, char *err, size
                 o->mdcube_routing = ENGINE_MDCUBE_SOURCE;
             else {
                 snprintf(err, errlen, "--mdcube-routing must be hier or source, got '%s'", a);
+                return -1;
+            }
+            break;
+        case OPT_TUN_OFFLOAD:
+            if (strcmp(a, "on") == 0)
+                o->tun_offload = true;
+            else if (strcmp(a, "off") == 0)
+                o->tun_offload = false;
+            else {
+                snprintf(err, errlen, "--tun-offload must be on or off, got '%s'", a);
                 return -1;
             }
             break;

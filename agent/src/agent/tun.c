@@ -82,7 +82,7 @@ out:
     return rc;
 }
 
-int tun_open(const char *name, uint32_t ip, unsigned mtu, char *err, size_t errlen)
+int tun_open(const char *name, uint32_t ip, unsigned mtu, bool offload, char *err, size_t errlen)
 {
     int fd = open("/dev/net/tun", O_RDWR | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
@@ -91,10 +91,17 @@ int tun_open(const char *name, uint32_t ip, unsigned mtu, char *err, size_t errl
     }
     struct ifreq ifr;
     memset(&ifr, 0, sizeof ifr);
-    ifr.ifr_flags = IFF_TUN | IFF_NO_PI;
+    ifr.ifr_flags = IFF_TUN | IFF_NO_PI | (offload ? IFF_VNET_HDR : 0);
     snprintf(ifr.ifr_name, sizeof ifr.ifr_name, "%s", name);
     if (ioctl(fd, TUNSETIFF, &ifr) < 0) {
         snprintf(err, errlen, "create tun %s: %s", name, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    int vnet_len = TUN_VNET_HDR_LEN;
+    if (offload && (ioctl(fd, TUNSETVNETHDRSZ, &vnet_len) < 0 ||
+                    ioctl(fd, TUNSETOFFLOAD, (unsigned long)(TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO_ECN)) < 0)) {
+        snprintf(err, errlen, "tun %s: offloads (TUNSETOFFLOAD): %s; try --tun-offload off", name, strerror(errno));
         close(fd);
         return -1;
     }

@@ -1,0 +1,37 @@
+"""Link classes into tc commands (no root needed): a queue size without
+netem, which this kernel does not have."""
+import os
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "orchestrator"))
+import linkclass  # noqa: E402
+
+
+def test_queue_size_is_a_pfifo_under_the_shaper():
+    lines = linkclass.tc_lines("h00-eth0", {"bw": 20.0, "max_queue_size": 16})
+    assert lines[0] == "qdisc add dev h00-eth0 root handle 5:0 htb default 1"
+    assert lines[1].startswith("class add dev h00-eth0 parent 5:0 classid 5:1 htb rate 20.000000Mbit")
+    assert lines[2] == "qdisc add dev h00-eth0 parent 5:1 handle 10: pfifo limit 16"
+    assert not any("netem" in l for l in lines)
+
+
+def test_queue_size_on_an_unshaped_link_is_the_root():
+    assert linkclass.tc_lines("x", {"bw": None, "max_queue_size": 8}) == ["qdisc add dev x root handle 10: pfifo limit 8"]
+
+
+def test_no_queue_size_leaves_the_kernels_queue():
+    lines = linkclass.tc_lines("x", {"bw": 20.0})
+    assert len(lines) == 2 and not any("pfifo" in l or "netem" in l for l in lines)
+
+
+def test_delay_still_goes_to_netem():
+    assert any("netem" in l for l in linkclass.tc_lines("x", {"bw": 20.0, "delay": "1ms", "max_queue_size": 8}))
+
+
+def test_bad_queue_sizes_are_refused():
+    with pytest.raises(ValueError):
+        linkclass.parse_override("max_queue_size=0", linkclass.DEFAULT_SERVER)
+    assert linkclass.parse_override("max_queue_size=12", linkclass.DEFAULT_SERVER)["max_queue_size"] == 12
+    assert "queue 12 pkts" in linkclass.describe({"bw": 20.0, "max_queue_size": 12})
