@@ -13,7 +13,7 @@ APT_PACKAGES := build-essential cmake pkg-config check libev-dev libnl-3-dev lib
                 libpcap-dev openvswitch-switch mininet iperf3 ethtool iproute2 procps tcpdump \
                 python3-pytest python3-matplotlib python3-scipy iputils-ping valgrind tshark clang libclang-rt-dev
 
-.PHONY: all deps build test test-unit test-integration bench simulations testbed clean-testbed clean help experiments wireshark-plugin fuzz
+.PHONY: all deps build test test-unit test-integration bench simulations testbed clean-testbed clean help experiments wireshark-plugin fuzz soak
 
 all: build
 
@@ -27,6 +27,7 @@ help:
 	@echo "sudo make deps      install the Debian packages"
 	@echo "make wireshark-plugin   install the DCN dissector for Wireshark/tshark (docs/inspection.md)"
 	@echo "make fuzz           run every libFuzzer harness FUZZ_SECONDS (60) each"
+	@echo "sudo make soak DURATION=30m   TCP traffic under random failures into results/soak/ (docs/soak.md)"
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do \
@@ -99,6 +100,15 @@ FUZZ_SECONDS ?= 60
 FUZZ_BUILD   ?= build-fuzz
 fuzz: deps
 	@tests/fuzz/run_fuzz.sh --build $(FUZZ_BUILD) --seconds $(FUZZ_SECONDS) $(if $(FUZZ_REPORT),--report results/reliability.md)
+
+# The soak (docs/soak.md): DURATION (seconds, or 30m, 1h) of TCP connections
+# between rotating pairs while a seeded schedule fails and restores links,
+# switches and servers; BCube_1 n=4 then HCN(4,1); writes results/soak/.
+# SOAK_ARGS go to experiments/soak (--seed, --concurrency, --out, ...).
+DURATION  ?= 30m
+SOAK_ARGS ?=
+soak: build
+	@experiments/soak --duration $(DURATION) --build-dir $(BUILD) $(SOAK_ARGS)
 
 # The papers' simulated figures and tables (dcn-sim, docs/simulator.md):
 # every experiments/sim/fig_*.py writes its own results/sim-*/ folder.

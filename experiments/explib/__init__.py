@@ -12,6 +12,9 @@ fidelity verdict. Everything else lives here:
   agentctl.py    dcn-ctl over the agents' control sockets, path timelines
   plots.py       matplotlib figures in the papers' style
   report.py      results/README.md from every summary.json
+  soak.py        the soak (experiments/soak): traffic peers, failure
+                 schedule, reachability oracle, crash and memory watch
+  soakpeer.py    the soak's TCP sink and senders, run in each server
 """
 import os
 import sys

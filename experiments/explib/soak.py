@@ -1,0 +1,668 @@
+"""The soak (experiments/soak, `make soak`): TCP connections between rotating
+pairs of servers while a seeded random schedule fails and restores links,
+switches and servers, with every connection's bytes, stalls and outcome,
+every agent's memory, and agent crashes recorded.
+
+  Peers      one soakpeer.py per server (a TCP sink and the senders the
+             controller asks for), spoken to over stdin/stdout
+  Oracle     whether two servers had a path at a time, from the wiring and
+             the failures in force (servers relay: they are nodes of the
+             graph like switches)
+  Injector   the seeded failure schedule on the Testbed's failure API, plus
+             SIGKILL of an agent and its restart
+  Phase      one network: traffic, failures, crash watch, RSS samples,
+             progress; its counters and verdict inputs
+"""
+import collections
+import json
+import math
+import os
+import queue
+import signal
+import subprocess
+import threading
+import time
+
+from .experiment import ExperimentError
+
+PEER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "soakpeer.py")
+PYTHON = "/usr/bin/python3"
+PEER_PORT = 7700
+KINDS = ("link", "switch", "server", "agent_kill")
+
+
+def parse_duration(s):
+    """Seconds from "1900", "1900s", "30m", "1h" or "1h30m"; ValueError otherwise."""
+    s = str(s).strip().lower()
+    if not s:
+        raise ValueError("empty duration")
+    if s.replace(".", "", 1).isdigit():
+        v = float(s)
+    else:
+        v, num = 0.0, ""
+        for ch in s:
+            if ch.isdigit() or ch == ".":
+                num += ch
+            elif ch in "hms" and num:
+                v += float(num) * {"h": 3600, "m": 60, "s": 1}[ch]
+                num = ""
+            else:
+                raise ValueError("bad duration %r (seconds, or like 30m, 1h)" % s)
+        if num:
+            raise ValueError("bad duration %r (seconds, or like 30m, 1h)" % s)
+    if v <= 0:
+        raise ValueError("duration must be positive")
+    return v
+
+
+# ------------------------------------------------------------------ peers
+class Peers:
+    """One soakpeer.py per server of the testbed, started in its namespace
+    (tracked by the testbed, so its teardown ends them by PID too)."""
+
+    def __init__(self, tb, port=PEER_PORT):
+        self.tb, self.port = tb, port
+        self.procs = {}
+        self.q = queue.Queue()
+        self.threads = []
+        for name in sorted(tb.wiring.servers):
+            ip = tb.wiring.ip_of(name)
+            p = tb.spawn_in(name, [PYTHON, PEER, "--bind", ip, "--port", str(port)], "soakpeer in " + name,
+                            save=False, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+            self.procs[name] = p
+            th = threading.Thread(target=self._read, args=(name, p), daemon=True)
+            th.start()
+            self.threads.append(th)
+        tb.state.save()
+
+    def _read(self, name, p):
+        for line in p.stdout:
+            try:
+                self.q.put((name, json.loads(line)))
+            except ValueError:
+                pass
+        self.q.put((name, {"ev": "exit"}))
+
+    def wait_ready(self, timeout=15):
+        ready, deadline, held = set(), time.time() + timeout, []
+        while len(ready) < len(self.procs):
+            try:
+                name, ev = self.q.get(timeout=max(0.05, deadline - time.time()))
+            except queue.Empty:
+                raise ExperimentError("traffic peers not ready after %.0f s: %s" % (
+                    timeout, ", ".join(sorted(set(self.procs) - ready)))) from None
+            if ev.get("ev") == "ready":
+                ready.add(name)
+            elif ev.get("ev") == "exit":
+                raise ExperimentError("traffic peer in %s exited at start" % name)
+            else:
+                held.append((name, ev))
+        for x in held:
+            self.q.put(x)
+
+    def cmd(self, name, line):
+        p = self.procs.get(name)
+        if p is None or p.poll() is not None:
+            return False
+        try:
+            p.stdin.write((line + "\n").encode())
+            p.stdin.flush()
+            return True
+        except OSError:
+            return False
+
+    def events(self):
+        out = []
+        while True:
+            try:
+                out.append(self.q.get_nowait())
+            except queue.Empty:
+                return out
+
+    def stop(self):
+        for name in self.procs:
+            self.cmd(name, "quit")
+        for name, p in self.procs.items():
+            try:
+                p.wait(3)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+            for f in (p.stdin, p.stdout):
+                try:
+                    f.close()
+                except OSError:
+                    pass
+            self.tb.reap(p, save=False)
+        self.tb.state.save()
+
+
+# ----------------------------------------------------------------- oracle
+class Oracle:
+    """Reachability between servers under the failures in force. Servers
+    forward (every family here is server-centric), so the graph's nodes are
+    servers and switches; a failed server or switch is removed, a failed
+    link is removed."""
+
+    def __init__(self, wiring):
+        self.w = wiring
+        self.adj = collections.defaultdict(list)
+        for l in wiring.links:
+            key = frozenset((l["a"], l["b"]))
+            self.adj[l["a"]].append((l["b"], key))
+            self.adj[l["b"]].append((l["a"], key))
+        self.links = set()
+        self.nodes = set()
+        self.history = [(0.0, frozenset(), frozenset())]   # (from unix time, down links, down nodes)
+        self._memo = {}
+
+    def set_down(self, t, link=None, node=None, down=True):
+        if link is not None:
+            (self.links.add if down else self.links.discard)(frozenset(link))
+        if node is not None:
+            (self.nodes.add if down else self.nodes.discard)(node)
+        self.history.append((t, frozenset(self.links), frozenset(self.nodes)))
+
+    def _connected(self, links, nodes, src, dst):
+        key = (links, nodes, src, dst)
+        if key in self._memo:
+            return self._memo[key]
+        ok = False
+        if src not in nodes and dst not in nodes:
+            seen, todo = {src}, [src]
+            while todo and not ok:
+                x = todo.pop()
+                for y, k in self.adj[x]:
+                    if y in seen or y in nodes or k in links:
+                        continue
+                    if y == dst:
+                        ok = True
+                        break
+                    seen.add(y)
+                    todo.append(y)
+        self._memo[key] = ok
+        return ok
+
+    def connected_now(self, src, dst):
+        return self._connected(frozenset(self.links), frozenset(self.nodes), src, dst)
+
+    def no_path_seconds(self, src, dst, t0, t1):
+        """Seconds of [t0, t1] during which src and dst had no path (for an
+        instant, t0 == t1: a tiny positive number when there was none)."""
+        h = self.history
+        if t1 <= t0:
+            st = next((x for x in reversed(h) if x[0] <= t0), h[0])
+            return 0.0 if self._connected(st[1], st[2], src, dst) else 1e-3
+        out = 0.0
+        for i, (ts, links, nodes) in enumerate(h):
+            te = h[i + 1][0] if i + 1 < len(h) else float("inf")
+            a, b = max(ts, t0), min(te, t1)
+            if b > a and not self._connected(links, nodes, src, dst):
+                out += b - a
+        return out
+
+
+# --------------------------------------------------------------- injector
+class Injector:
+    """A seeded random failure schedule: every `mean_gap` s on average
+    (exponential gaps) one element fails, for a time drawn uniformly in
+    [down_min, down_max], with at most `max_down` failures in force.
+
+      link        both ends of a cable down (Testbed.link_down/link_up)
+      switch      every port of a bridge down (switch_down/switch_up)
+      server      the agent stopped (SIGTERM) and every port down (server_down/server_up)
+      agent_kill  the agent killed with SIGKILL, its ports left up, the same
+                  binary started again on restore (it must rejoin)
+
+    Servers fail only among `churn` servers (chosen by the seed), so the
+    other agents run the whole phase and their memory can be judged."""
+
+    def __init__(self, ex, tb, oracle, rnd, churn, mean_gap, down_min, down_max, max_down, weights, log):
+        self.ex, self.tb, self.oracle, self.rnd = ex, tb, oracle, rnd
+        self.churn = list(churn)
+        self.mean_gap, self.down_min, self.down_max, self.max_down = mean_gap, down_min, down_max, max_down
+        self.weights = weights
+        self.log = log
+        self.active = []          # dicts: kind, target, t_down, t_up_due
+        self.events = []          # dicts: t, action (down/up), kind, target
+        self.injected = collections.Counter()
+        self.killed = set()       # agents this schedule stopped (not crashes)
+        self.rejoin = []          # seconds from restart to ready, per restart
+        self._pending_ready = {}
+        self.next_at = None
+
+    def start(self, now):
+        self.next_at = now + self.rnd.expovariate(1.0 / self.mean_gap)
+
+    def _busy(self):
+        out = set()
+        for f in self.active:
+            t = f["target"]
+            out.update(t if isinstance(t, tuple) else (t,))
+        return out
+
+    def _pick(self):
+        busy = self._busy()
+        kinds = [k for k in KINDS if self.weights.get(k, 0) > 0]
+        for _ in range(20):
+            kind = self.rnd.choices(kinds, [self.weights[k] for k in kinds])[0]
+            if kind == "link":
+                cands = [(l["a"], l["b"]) for l in self.tb.wiring.links
+                         if l["a"] not in busy and l["b"] not in busy]
+            elif kind == "switch":
+                cands = [s for s in sorted(self.tb.wiring.switches) if s not in busy]
+            else:
+                cands = [s for s in self.churn if s not in busy]
+            if cands:
+                return kind, self.rnd.choice(cands)
+        return None, None
+
+    def _apply(self, kind, target, down):
+        tb, now = self.tb, time.time()
+        if kind == "link":
+            (tb.link_down if down else tb.link_up)(*target)
+            self.oracle.set_down(now, link=target, down=down)
+        elif kind == "switch":
+            (tb.switch_down if down else tb.switch_up)(target)
+            self.oracle.set_down(now, node=target, down=down)
+        elif kind == "server":
+            if down:
+                self.killed.add(target)
+                self.oracle.set_down(now, node=target, down=True)
+                tb.server_down(target)
+            else:
+                tb.server_up(target)
+                self.killed.discard(target)
+                self._pending_ready[target] = time.time()
+                self.oracle.set_down(time.time(), node=target, down=False)
+        elif kind == "agent_kill":
+            if down:
+                self.killed.add(target)
+                self.oracle.set_down(now, node=target, down=True)
+                p = tb.agents.pop(target, None)
+                if p is not None:
+                    if p.poll() is None:
+                        os.kill(p.pid, signal.SIGKILL)
+                    p.wait()
+                    tb.state.drop_proc(p.pid)
+                tb.event("agent_kill", target)
+            else:
+                tb.start_agent(target)
+                tb.state.save()
+                tb.event("agent_restart", target)
+                self.killed.discard(target)
+                self._pending_ready[target] = time.time()
+                self.oracle.set_down(time.time(), node=target, down=False)
+        self.events.append({"t": now, "action": "down" if down else "up", "kind": kind,
+                            "target": "-".join(target) if isinstance(target, tuple) else target})
+
+    def tick(self, now, allow_new=True):
+        for f in [f for f in self.active if f["t_up_due"] <= now]:
+            self._apply(f["kind"], f["target"], False)
+            self.active.remove(f)
+        for name, t0 in list(self._pending_ready.items()):
+            st = self.tb.agent_status(name, timeout=0.5)
+            if st and st.get("ready"):
+                self.rejoin.append(round(time.time() - t0, 3))
+                del self._pending_ready[name]
+        if allow_new and now >= self.next_at:
+            self.next_at = now + self.rnd.expovariate(1.0 / self.mean_gap)
+            if len(self.active) < self.max_down:
+                kind, target = self._pick()
+                if kind:
+                    dur = self.rnd.uniform(self.down_min, self.down_max)
+                    self._apply(kind, target, True)
+                    self.active.append({"kind": kind, "target": target, "t_down": now, "t_up_due": now + dur})
+                    self.injected[kind] += 1
+
+    def restore_all(self):
+        for f in list(self.active):
+            self._apply(f["kind"], f["target"], False)
+            self.active.remove(f)
+
+    def describe_active(self):
+        return ", ".join("%s %s" % (f["kind"], "-".join(f["target"]) if isinstance(f["target"], tuple)
+                                    else f["target"]) for f in self.active) or "none"
+
+
+# ------------------------------------------------------------------ phase
+def _proc_mem(pid):
+    """(VmRSS, VmData, VmSize) in kB of a process, or None. VmData and VmSize
+    grow only when the process maps new memory (malloc's brk or mmap):
+    beside RSS they tell a leak from pages of pools allocated at start being
+    touched for the first time."""
+    vals = {}
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            for line in f:
+                k = line.split(":")[0]
+                if k in ("VmRSS", "VmData", "VmSize"):
+                    vals[k] = int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+    if len(vals) < 3:
+        return None
+    return vals["VmRSS"], vals["VmData"], vals["VmSize"]
+
+
+def _log_tail(name, n=300):
+    from orchestrator.agents import RUN_DIR
+    tail = ""
+    for suffix in (".stderr", ".log"):
+        try:
+            with open(os.path.join(RUN_DIR, "logs", name + suffix), errors="replace") as f:
+                tail += f.read()[-n:]
+        except OSError:
+            pass
+    return tail.strip()
+
+
+class Phase:
+    """One network under the soak: `run(seconds)` drives everything and
+    returns when the traffic has drained."""
+
+    SHORT = (16 << 10, 1 << 20)     # bytes, log-uniform: 3 connections in 4
+    MEDIUM = (1 << 20, 16 << 20)    # and 1 in 4 (up to --max-size)
+
+    def __init__(self, ex, net, label, a, rnd, self_check=None):
+        self.ex, self.net, self.tb, self.label, self.a, self.rnd = ex, net, net.tb, label, a, rnd
+        self.w = self.tb.wiring
+        self.servers = [s["name"] for s in self.w.server_list]
+        self.oracle = Oracle(self.w)
+        churn = sorted(rnd.sample(self.servers, min(a.churn_servers, len(self.servers))),
+                       key=lambda x: self.w.servers[x]["id"])
+        self.injector = Injector(ex, self.tb, self.oracle, rnd, churn, a.mean_gap, a.down_min, a.down_max,
+                                 a.max_down, a.weights, ex.log)
+        pairs = [(x, y) for x in self.servers for y in self.servers if x != y]
+        rnd.shuffle(pairs)
+        self.pairs, self.pair_i = pairs, 0
+        self.conns = {}             # id -> record
+        self.active = set()
+        self.next_id = 1
+        self.crashes = []
+        self.rss = []               # (unix, agent, pid, RSS kB)
+        self.vm = []                # (VmData kB, VmSize kB), one per self.rss entry
+        self.rx_total = {}          # peer -> (t, cumulative bytes)
+        self.goodput = []           # (unix, cumulative bytes received, all peers)
+        self.self_check = self_check
+        self._sc_done = False
+        self.t0 = self.t1 = None
+
+    # ------------------------------------------------------------ traffic
+    def _size(self):
+        lo, hi = self.SHORT if self.rnd.random() < 0.75 else (self.MEDIUM[0], self.a.max_bytes)
+        return int(math.exp(self.rnd.uniform(math.log(lo), math.log(hi))))
+
+    def _start_conns(self, now):
+        busy = {(self.conns[i]["src"], self.conns[i]["dst"]) for i in self.active}
+        tries = 0
+        while len(self.active) < self.a.concurrency and tries < len(self.pairs):
+            src, dst = self.pairs[self.pair_i]
+            self.pair_i = (self.pair_i + 1) % len(self.pairs)
+            tries += 1
+            if (src, dst) in busy or src in self.injector.killed or dst in self.injector.killed:
+                continue   # a failed server runs no application: its pairs wait for the next round
+            cid = self.next_id
+            self.next_id += 1
+            n = self._size()
+            c = {"id": cid, "phase": self.label, "src": src, "dst": dst, "bytes": n, "t_start": now,
+                 "t_conn": None, "t_end": None, "sent": 0, "received": 0, "t_last": now, "outcome": None,
+                 "reason": None, "gaps": [], "no_path_s": None, "path_remained": None}
+            self.conns[cid] = c
+            self.active.add(cid)
+            busy.add((src, dst))
+            if not self.peers.cmd(src, "send %d %s %d %d" % (cid, self.w.ip_of(dst), PEER_PORT, n)):
+                self._lose(c, now, "sender peer gone")
+
+    def _lose(self, c, now, reason):
+        if c["outcome"]:
+            return
+        c["outcome"], c["reason"], c["t_end"] = "lost", reason, now
+        w0 = min(c["t_last"], now)
+        c["stall_window"] = [round(w0, 3), round(now, 3)]
+        nop = self.oracle.no_path_seconds(c["src"], c["dst"], w0, now)
+        c["no_path_s"] = round(nop, 3)
+        c["path_remained"] = nop == 0
+        self.active.discard(c["id"])
+        self.peers.cmd(c["src"], "abort %d" % c["id"])
+        self.peers.cmd(c["dst"], "abort %d" % c["id"])
+        self.ex.log("  %s: connection %d %s>%s lost (%s; %s)" % (
+            self.label, c["id"], c["src"], c["dst"], reason,
+            "a path remained" if c["path_remained"] else "no path for %.3f s of its stall" % nop))
+
+    def _handle(self, name, ev, now):
+        kind = ev.get("ev")
+        if kind == "prog":
+            self.rx_total[name] = (ev["t"], ev["rx_total"])
+            for k, (got, t_last) in ev.get("rx", {}).items():
+                c = self.conns.get(int(k))
+                if c and not c["outcome"]:
+                    c["received"] = got
+                    if t_last:
+                        c["t_last"] = max(c["t_last"], t_last)
+            for k, sent in ev.get("tx", {}).items():
+                c = self.conns.get(int(k))
+                if c:
+                    c["sent"] = max(c["sent"], sent)
+            return
+        if kind == "exit":
+            if not self._stopping:
+                raise ExperimentError("%s: the traffic peer in %s exited" % (self.label, name))
+            return
+        c = self.conns.get(ev.get("id"))
+        if c is None:
+            return
+        if kind == "tx_conn":
+            c["t_conn"] = ev["t"]
+        elif kind == "tx_done":
+            c["sent"] = ev["sent"]
+        elif kind == "rx_done":
+            c["received"] = ev["bytes"]
+            c["gaps"] = ev["gaps"]
+            c["t_last"] = ev["t_last"]
+            if not c["outcome"]:
+                c["outcome"], c["t_end"] = "completed", ev["t_last"]
+                self.active.discard(c["id"])
+        elif kind in ("tx_err", "rx_err"):
+            if kind == "tx_err":
+                c["sent"] = max(c["sent"], ev.get("sent") or 0)
+            else:
+                c["gaps"] = ev.get("gaps") or c["gaps"]
+                c["received"] = max(c["received"], ev.get("bytes") or 0)
+            if not c["outcome"]:
+                self._lose(c, ev.get("t") or now, ev.get("err") or kind)
+
+    def _check_stalls(self, now):
+        for cid in list(self.active):
+            c = self.conns[cid]
+            if now - c["t_last"] > self.a.stall_limit:
+                self._lose(c, now, "no data for %.0f s" % self.a.stall_limit)
+
+    # ------------------------------------------------------------- agents
+    def _check_agents(self, now):
+        for name, p in list(self.tb.agents.items()):
+            if p.poll() is None:
+                continue
+            tail = _log_tail(name)
+            self.crashes.append({"t": now, "agent": name, "pid": p.pid, "status": p.returncode, "log_tail": tail})
+            self.ex.log("  %s: AGENT CRASH %s (pid %d, status %s): %s" % (self.label, name, p.pid, p.returncode,
+                                                                         tail[-200:]))
+            self.tb.agents.pop(name, None)
+            self.tb.state.drop_proc(p.pid)
+            if sum(1 for c in self.crashes if c["agent"] == name) > 5:
+                raise ExperimentError("%s: the agent of %s crashed 6 times: %s" % (self.label, name, tail[-300:]))
+            self.tb.start_agent(name)     # keep the soak going; the crash stays counted
+            self.tb.state.save()
+
+    def _sample_rss(self, now):
+        for name, p in sorted(self.tb.agents.items()):
+            m = _proc_mem(p.pid)
+            if m is not None:
+                self.rss.append((now, name, p.pid, m[0]))
+                self.vm.append(m[1:])
+
+    # --------------------------------------------------------- self-checks
+    def _self_check(self, now):
+        """Test hooks (--self-check) that must make a verdict fail: an agent
+        killed behind the schedule's back (a crash), or a server's traffic
+        dropped with its links up (connections lost where a path remained)."""
+        if self._sc_done or not self.self_check or now - self.t0 < 0.3 * self.a.phase_seconds:
+            return
+        self._sc_done = True
+        victim = next(s for s in self.servers if s not in self.injector.churn)
+        if self.self_check == "crash":
+            self.ex.log("  self-check: SIGKILL of %s's agent outside the schedule" % victim)
+            os.kill(self.tb.agents[victim].pid, signal.SIGKILL)
+        elif self.self_check == "blackhole":
+            # an 8 bit/s HTB class with a one-packet queue on the server's TUN: what it sends is dropped
+            # (netem is not in every kernel; HTB is, since the testbed shapes links with it)
+            self.ex.log("  self-check: what %s sends into dcn0 dropped (8 bit/s HTB) for %.0f s, its links up" % (
+                victim, self.a.stall_limit + 5))
+            for cmd in (["qdisc", "add", "dev", "dcn0", "root", "handle", "1:", "htb", "default", "10"],
+                        ["class", "add", "dev", "dcn0", "parent", "1:", "classid", "1:10", "htb", "rate", "8bit",
+                         "ceil", "8bit", "burst", "1", "cburst", "1"],
+                        ["qdisc", "add", "dev", "dcn0", "parent", "1:10", "handle", "10:", "pfifo", "limit", "1"]):
+                rc, _, err = self.tb.run_in(victim, ["tc"] + cmd)
+                if rc != 0:
+                    raise ExperimentError("self-check: tc %s in %s: %s" % (" ".join(cmd), victim, err.strip()))
+            self._blackhole = (victim, now + self.a.stall_limit + 5)
+
+    def _self_check_end(self, now, force=False):
+        bh = getattr(self, "_blackhole", None)
+        if bh and (force or now >= bh[1]):
+            self.tb.run_in(bh[0], ["tc", "qdisc", "del", "dev", "dcn0", "root"])
+            self._blackhole = None
+
+    # ---------------------------------------------------------------- run
+    def progress(self, now):
+        done = sum(1 for c in self.conns.values() if c["outcome"] == "completed")
+        lost = [c for c in self.conns.values() if c["outcome"] == "lost"]
+        cpu = self.net.cpu.stats(now - 10, now)
+        g = self.goodput
+        rate = None
+        if len(g) >= 2:
+            old = next((x for x in g if x[0] >= now - 10), g[0])
+            if g[-1][0] > old[0]:
+                rate = (g[-1][1] - old[1]) * 8 / (g[-1][0] - old[0]) / 1e6
+        rss = [kb for t, _, _, kb in self.rss if t >= now - 6]
+        self.ex.log("%s %4.0f/%.0f s: connections %d started, %d completed, %d active, %d lost (%d with a path); "
+                    "failures %d (down now: %s); crashes %d; goodput %s Mb/s; CPU %s %%; agent RSS %s kB" % (
+                        self.label, now - self.t0, self.a.phase_seconds, len(self.conns), done, len(self.active),
+                        len(lost), sum(1 for c in lost if c["path_remained"]), sum(self.injector.injected.values()),
+                        self.injector.describe_active(), len(self.crashes),
+                        "-" if rate is None else "%.1f" % rate,
+                        "-" if cpu["mean"] is None else "%.0f" % (100 * cpu["mean"]),
+                        "%d-%d" % (min(rss), max(rss)) if rss else "-"))
+
+    def run(self):
+        a = self.a
+        self._stopping = False
+        self.peers = Peers(self.tb)
+        try:
+            self.peers.wait_ready()
+            self.t0 = now = time.time()
+            self.injector.start(now)
+            next_rss = next_prog = now
+            next_good = now + 1
+            end = self.t0 + a.phase_seconds
+            drain_end = None
+            while True:
+                now = time.time()
+                for name, ev in self.peers.events():
+                    self._handle(name, ev, now)
+                sending = now < end
+                if sending:
+                    self._start_conns(now)
+                    self._self_check(now)
+                elif drain_end is None:
+                    self.injector.restore_all()
+                    self._self_check_end(now, force=True)
+                    drain_end = now + a.stall_limit + 5
+                    self.ex.log("%s: traffic and failures stopped at %.0f s; every failure restored; draining %d "
+                                "connections" % (self.label, now - self.t0, len(self.active)))
+                self._self_check_end(now)
+                self.injector.tick(now, allow_new=sending)
+                self._check_agents(now)
+                self._check_stalls(now)
+                if now >= next_good:
+                    self.goodput.append((now, sum(v for _, v in self.rx_total.values())))
+                    next_good += 1
+                if now >= next_rss:
+                    self._sample_rss(now)
+                    next_rss += a.rss_period
+                if now >= next_prog:
+                    if now > self.t0:
+                        self.progress(now)
+                    next_prog += 10
+                if drain_end is not None and (not self.active or now >= drain_end):
+                    for cid in list(self.active):
+                        self._lose(self.conns[cid], now, "not finished when the phase ended")
+                    break
+                time.sleep(0.1)
+            self.t1 = time.time()
+            time.sleep(1.2)  # the last progress reports
+            for name, ev in self.peers.events():
+                self._handle(name, ev, time.time())
+            self._sample_rss(time.time())
+            self.progress(time.time())
+        finally:
+            self._stopping = True
+            self._self_check_end(time.time(), force=True)
+            self.peers.stop()
+
+    # ------------------------------------------------------------- results
+    def stalls(self):
+        """Every stall (receiver gaps of completed or failed connections, and
+        the final stall of lost ones) with whether a path remained."""
+        out = []
+        for c in self.conns.values():
+            windows = [tuple(g) for g in c["gaps"]]
+            if c["outcome"] == "lost":
+                windows.append(tuple(c["stall_window"]))
+            for g0, g1 in windows:
+                nop = self.oracle.no_path_seconds(c["src"], c["dst"], g0, g1)
+                out.append({"conn": c["id"], "src": c["src"], "dst": c["dst"], "start": g0, "s": round(g1 - g0, 3),
+                            "path_remained": nop == 0, "no_path_s": round(nop, 3)})
+        return out
+
+    def memory_windows(self, warm=0.10, warm_min_s=120.0, base=0.10, last=0.10):
+        """(start, end of the window after the warm-up, start of the last
+        window), seconds into the phase (see memory())."""
+        D = self.t1 - self.t0
+        b0 = max(warm * D, warm_min_s)
+        return b0, b0 + base * D, D - last * D
+
+    def memory(self, warm=0.10, warm_min_s=120.0, base=0.10, last=0.10, limit=0.05):
+        """Memory flatness of every agent process that ran the whole phase:
+        growth = max RSS over the last `last` of the phase / max RSS over the
+        `base` of it that follows the warm-up - 1. The warm-up is `warm` of
+        the phase and at least `warm_min_s`: BSR's flow pool (1024 flows of
+        about 15 KB, allocated once) is touched as flows are first used,
+        and its high-water mark settles only once flows expire (60 s idle).
+        Returns (rows, None) or ([], why) when the phase is too short."""
+        T, D = self.t0, self.t1 - self.t0
+        b0, b1, e0 = [T + x for x in self.memory_windows(warm, warm_min_s, base, last)]
+        if b1 > e0:
+            return [], "phase of %.0f s too short: the warm-up (%.0f s) and the two windows (%.0f %% each) do " \
+                       "not fit" % (D, b0 - T, 100 * base)
+        by_pid = collections.defaultdict(list)
+        for (t, name, pid, kb), (data, size) in zip(self.rss, self.vm):
+            by_pid[(name, pid)].append((t, kb, data, size))
+        rows = []
+        for (name, pid), pts in sorted(by_pid.items()):
+            if pts[0][0] > T + 1 or pts[-1][0] < self.t1 - 1:
+                continue   # restarted during the phase: not judged
+            b = [x for x in pts if b0 <= x[0] <= b1]
+            e = [x for x in pts if x[0] >= e0]
+            if not b or not e:
+                continue
+            growth = max(x[1] for x in e) / max(x[1] for x in b) - 1
+            rows.append({"agent": name, "pid": pid, "rss_start_kb": pts[0][1],
+                         "rss_after_warmup_kb": max(x[1] for x in b), "rss_last_kb": max(x[1] for x in e),
+                         "rss_max_kb": max(x[1] for x in pts),
+                         "vmdata_after_warmup_kb": max(x[2] for x in b), "vmdata_last_kb": max(x[2] for x in e),
+                         "vmsize_after_warmup_kb": max(x[3] for x in b), "vmsize_last_kb": max(x[3] for x in e),
+                         "growth": round(growth, 4),
+                         "ok": growth <= limit, "windows_s": [round(b0 - T, 1), round(b1 - T, 1), round(e0 - T, 1),
+                                                              round(D, 1)]})
+        return rows, None
