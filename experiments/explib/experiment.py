@@ -223,8 +223,8 @@ class Experiment:
         for k in self.FRACTIONS:
             if v.get(k) is not None and not 0 < v[k] < 1:
                 self.ap.error("--%s must be a fraction between 0 and 1 (exclusive)" % k.replace("_", "-"))
-        for k in self.POSITIVE:
-            if v.get(k) is not None and not v[k] > 0:
+        for k in self.POSITIVE:  # numbers only: a script may take e.g. --duration 30m and check it itself
+            if isinstance(v.get(k), (int, float)) and not v[k] > 0:
                 self.ap.error("--%s must be positive" % k.replace("_", "-"))
         lists = {"mtus": (int, lambda x: 576 <= x <= 9000, "MTUs 576..9000"),
                  "rates": (float, lambda x: 0 < x <= 10000, "rates in Mb/s, 0 < rate <= 10000"),
