@@ -11,7 +11,7 @@ import shutil
 import subprocess
 import time
 
-from . import state
+from . import netops, state
 from .errors import TestbedError
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -207,19 +207,7 @@ class Captures:
                     raise TestbedError("not capturing on %s" % lb)
                 labels.append(lb)
         procs = [self.captures[lb]["proc"] for lb in labels]
-        for p in procs:
-            if p.poll() is None:
-                try:
-                    p.terminate()
-                except ProcessLookupError:
-                    pass
-        deadline = time.time() + 3
-        for p in procs:
-            try:
-                p.wait(max(0.01, deadline - time.time()))
-            except subprocess.TimeoutExpired:
-                p.kill()
-                p.wait()
+        netops.stop_popens(procs)
         owner = _owner()
         out = []
         for lb in labels:

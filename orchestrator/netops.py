@@ -184,3 +184,21 @@ def wait_links_gone(names, timeout=15.0):
         elif time.time() - still_since > 1.0:
             break  # nothing more is going away by itself
     return left
+
+
+def stop_popens(procs, grace=3.0):
+    """Ends processes we started (Popen objects), by PID: SIGTERM to each
+    one still running, then SIGKILL to any not gone after `grace` seconds."""
+    for p in procs:
+        if p.poll() is None:
+            try:
+                p.terminate()
+            except ProcessLookupError:
+                pass
+    deadline = time.time() + grace
+    for p in procs:
+        try:
+            p.wait(max(0.01, deadline - time.time()))
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()

@@ -3,7 +3,6 @@ host namespaces, root-side veths, control sockets), each step even when an
 earlier one failed."""
 import os
 import signal
-import subprocess
 import time
 
 from . import netops, ovs, state
@@ -52,19 +51,7 @@ class Teardown:
 
     def _stop_processes(self):
         procs = list(self.aux.values()) + list(self.agents.values())
-        for p in procs:
-            if p.poll() is None:
-                try:
-                    p.terminate()
-                except ProcessLookupError:
-                    pass
-        deadline = time.time() + 3
-        for p in procs:
-            try:
-                p.wait(max(0.01, deadline - time.time()))
-            except subprocess.TimeoutExpired:
-                p.kill()
-                p.wait()
+        netops.stop_popens(procs)
         # anything the state lists that is not a Popen of ours (should be none)
         mine = {p.pid for p in procs}
         state.stop_processes([r for r in self.state.data["procs"] if r["pid"] not in mine], grace=1)
