@@ -11,6 +11,16 @@ if [ "$(id -u)" != 0 ]; then
 fi
 # the tests run under the lock: experiment scripts they start must not take it again
 export DCN_NETNS_LOCKED=1
+# a run killed before its teardown (a cancelled CI job, a machine reused
+# between runs) leaves its state file; clean what it recorded, as
+# `make clean-testbed` would, so that no test starts on its leftovers
+if [ -e /run/dcn-testbed/state.json ] || [ -e /run/dcn-testbed/state.json.tmp ]; then
+  echo "== a killed earlier run left state behind: make clean-testbed"
+  if ! flock /run/dcn-netns.lock /usr/bin/python3 "$here/../../orchestrator/dcn_testbed.py" --clean; then
+    echo "integration: cannot start while that run's state stays (see above)" >&2
+    exit 1
+  fi
+fi
 pass=0; fail=0
 for t in "$here"/test_*.sh; do
   [ -f "$t" ] || continue
