@@ -12,6 +12,10 @@ double bench_cpu_ns(void);
 double bench_quantile(double *v, size_t n, double q);
 /* The "model name" of /proc/cpuinfo, or "unknown CPU"; returns buf. */
 const char *bench_cpu_model(char *buf, size_t len);
+/* The commit of the source tree the benchmark was built from, as the
+ * experiments write it ("<40 hex>", "-dirty" appended when tracked files
+ * outside results/ differ), or "unknown"; returns buf. */
+const char *bench_git_commit(char *buf, size_t len);
 /* Where a benchmark's report goes: results/bench/<file> from a Release build
  * without sanitizers (the only build whose numbers are committed), --out FILE
  * anywhere, nowhere with --no-save. */
