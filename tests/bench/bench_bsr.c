@@ -1,4 +1,4 @@
-/* What BSR (agent/src/agent/bsr.h) costs on the agent's CPU, on BCube n=8
+/* What BSR (agent/src/agent/bsr/bsr.h) costs on the agent's CPU, on BCube n=8
  * k=3 (4096 servers, 4 paths per pair), source server 0, a table of 1024
  * flows to random destinations, probes sent into a no-op and answered
  * by the bench:
@@ -20,7 +20,7 @@
 #include <time.h>
 
 #include "benchlib.h"
-#include "agent/bsr.h"
+#include "agent/bsr/bsr.h"
 #include "topo/family.h"
 #include "topo/rng.h"
 #include "topo/topo.h"

@@ -1,4 +1,4 @@
-/* Harness: the control socket's request handling (agent/src/agent/ctl.c,
+/* Harness: the control socket's request handling (agent/src/agent/ctl/ctl.c,
  * ctl_server.c). Every request goes to an engine that has heard all its
  * neighbours and carries flows (and, on the MDCube, segments of its own).
  *
@@ -24,9 +24,9 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "agent/ctl.h"
-#include "agent/ctl_server.h"
-#include "agent/engine.h"
+#include "agent/ctl/ctl.h"
+#include "agent/ctl/ctl_server.h"
+#include "agent/core/engine.h"
 #include "fuzz.h"
 
 #define NTOPO 2

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/engine.h"
+#include "agent/core/engine.h"
 #include "fuzz.h"
 
 #define NTOPO 2

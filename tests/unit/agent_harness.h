@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/engine.h"
-#include "agent/pcap_io.h"
+#include "agent/core/engine.h"
+#include "agent/os/pcap_io.h"
 #include "testutil.h"
 
 #define AH_MAX_OUT 256

@@ -1,4 +1,4 @@
-/* BSR (agent/src/agent/bsr.h) driven by a fake io: a manual clock and a
+/* BSR (agent/src/agent/bsr/bsr.h) driven by a fake io: a manual clock and a
  * list of the probes it sends, answered by the test. BCube n=4 k=1 with the
  * source h00 unless said otherwise: towards h33 the path set is
  *   P0 = h00 s0_0 h03 s1_3 h33   (leaves on level 0)
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/bsr.h"
+#include "agent/bsr/bsr.h"
 #include "testutil.h"
 #include "topo/bfs.h"
 #include "topo/failures.h"

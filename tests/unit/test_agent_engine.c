@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "agent/csum.h"
+#include "agent/core/csum.h"
 #include "agent_harness.h"
 
 enum { H00 = 0, H01 = 1, H10 = 2, H11 = 3 };

@@ -5,7 +5,7 @@
  * (and behind its fibre peer) whose links are up, as the switches would
  * carry it. */
 #include "agent_harness.h"
-#include "agent/nha.h"
+#include "agent/core/nha.h"
 #include "topo/family.h"
 
 #define NET_MAX 32

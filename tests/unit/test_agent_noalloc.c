@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/tun_gro.h"
-#include "agent/tun_offload.h"
+#include "agent/core/tun_gro.h"
+#include "agent/core/tun_offload.h"
 #include "agent_harness.h"
 
 static volatile long allocs; /* volatile: the compiler assumes malloc leaves our statics alone */

@@ -8,23 +8,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "ctl_server.h"
-#include "engine.h"
-#include "nha.h"
-#include "linkmon.h"
+#include "agent/core/engine.h"
+#include "agent/core/nha.h"
+#include "agent/core/tun_gro.h"
+#include "agent/core/tun_offload.h"
+#include "agent/ctl/ctl_server.h"
+#include "agent/os/linkmon.h"
+#include "agent/os/pcap_io.h"
+#include "agent/os/pidfile.h"
+#include "agent/os/rawsock.h"
+#include "agent/os/tun.h"
 #include "options.h"
-#include "pcap_io.h"
-#include <sys/uio.h>
-
-#include "pidfile.h"
-#include "rawsock.h"
 #include "topo/bfs.h"
-#include "tun.h"
-#include "tun_gro.h"
-#include "tun_offload.h"
 
 #define TUN_BURST 64
 #define RX_BURSTS 4

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "bsr.h"
-#include "path_select.h"
+#include "agent/core/path_select.h"
 
 struct path_select {
     bsr *b;
