@@ -197,6 +197,24 @@ START_TEST(tick_waits_for_the_next_deadline)
     ck_assert(!engine_idle(&h->e));
     ck_assert_uint_eq(engine_tick_wait_ms(&h->e), ENGINE_TICK_MS);
     ah_free(h);
+    /* hellos on the grid of the interval, which every agent of the box
+     * shares: a first hello at 1234 makes the next one due at 2000 */
+    h = ah_new_cfg("bcube n=2 k=1", "h01", &cfg);
+    h->now = 1234;
+    engine_tick(&h->e);
+    ck_assert_uint_eq(h->e.c.hello_tx, 2);
+    ck_assert_uint_eq(engine_tick_wait_ms(&h->e), 766);
+    h->now = 1994;
+    engine_tick(&h->e);
+    ck_assert_uint_eq(h->e.c.hello_tx, 2);
+    h->now = 1995; /* a tick a few ms early still sends */
+    engine_tick(&h->e);
+    ck_assert_uint_eq(h->e.c.hello_tx, 4);
+    ck_assert_uint_eq(engine_tick_wait_ms(&h->e), 1000); /* due at 3000, not again at 2000 */
+    h->now = 2000;
+    engine_tick(&h->e);
+    ck_assert_uint_eq(h->e.c.hello_tx, 4);
+    ah_free(h);
     /* fast hellos: the fixed tick, as before */
     cfg.hello_ms = 50;
     h = ah_new_cfg("bcube n=2 k=1", "h01", &cfg);

@@ -830,6 +830,19 @@ static uint64_t dead_interval_ms(const engine *e)
     return (uint64_t)e->cfg.hello_ms * e->cfg.dead_misses + e->cfg.hello_ms / 4;
 }
 
+/* Hellos go out on a grid of the hello interval on the monotonic clock,
+ * which every agent of the box shares: the hellos of all agents arrive
+ * close together, and a receiver busy or asleep reads several in one
+ * wake-up instead of one per neighbour. */
+enum { HELLO_SLACK_MS = 5 }; /* a tick that fires just early still sends */
+
+static uint64_t hello_due_ms(const engine *e)
+{
+    if (!e->cfg.hello_ms)
+        return e->last_hello_ms;
+    return ((e->last_hello_ms + HELLO_SLACK_MS) / e->cfg.hello_ms + 1) * e->cfg.hello_ms;
+}
+
 bool engine_idle(const engine *e) { return !e->hier && ps_idle(e->ps); }
 
 uint32_t engine_tick_wait_ms(const engine *e)
@@ -837,7 +850,7 @@ uint32_t engine_tick_wait_ms(const engine *e)
     if (!engine_idle(e) || e->cfg.hello_ms <= ENGINE_TICK_MS)
         return ENGINE_TICK_MS;
     uint64_t t = eng_now(e);
-    uint64_t due = e->last_hello_ms + e->cfg.hello_ms;
+    uint64_t due = hello_due_ms(e);
     uint64_t expiry = neigh_next_expiry(&e->nt, dead_interval_ms(e));
     if (expiry < due)
         due = expiry;
@@ -854,7 +867,7 @@ void engine_tick(engine *e)
     uint64_t t = eng_now(e);
     /* a few ms of slack: a tick that fires just early must not push the
      * hello a whole tick late */
-    if (t - e->last_hello_ms + 5 >= e->cfg.hello_ms)
+    if (t + HELLO_SLACK_MS >= hello_due_ms(e))
         engine_send_hellos(e);
     e->c.neighbor_down_events += neigh_expire(&e->nt, t, dead_interval_ms(e));
     update_rates(e, t);
