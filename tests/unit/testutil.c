@@ -40,6 +40,12 @@ const char *tu_build_fails(const char *spec)
     return err;
 }
 
+void tu_build_fails_with(const char *spec, const char *want)
+{
+    const char *err = tu_build_fails(spec);
+    ck_assert_msg(strstr(err, want) != NULL, "building '%s' failed with '%s', not with '%s'", spec, err, want);
+}
+
 uint32_t tu_node(const dcn_topo *t, const char *name)
 {
     uint32_t v = dcn_node_lookup(t, name);

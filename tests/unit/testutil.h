@@ -13,6 +13,8 @@
 void tu_build(dcn_topo *t, const char *spec);
 /* Builds and expects failure; returns the error message (static buffer). */
 const char *tu_build_fails(const char *spec);
+/* tu_build_fails, and its message contains want. */
+void tu_build_fails_with(const char *spec, const char *want);
 /* Server id by name, failing the test when unknown. */
 uint32_t tu_node(const dcn_topo *t, const char *name);
 /* "0001 <3,001> 1001" style rendering of a path (static buffer). */
