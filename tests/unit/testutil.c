@@ -1,5 +1,6 @@
 #include "testutil.h"
 
+#include "topo/bfs.h"
 #include "topo/json.h"
 
 #include <stdio.h>
@@ -138,4 +139,23 @@ int tu_run(Suite *s)
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);
     return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+uint32_t tu_server_diameter(const dcn_topo *t, double *sum_hops)
+{
+    uint32_t *hops = malloc(t->n_servers * sizeof *hops), diam = 0;
+    ck_assert_ptr_nonnull(hops);
+    double sum = 0;
+    for (uint32_t a = 0; a < t->n_servers; a++) {
+        dcn_bfs_server_distances(t, a, NULL, NULL, hops);
+        for (uint32_t b = 0; b < t->n_servers; b++) {
+            TU_CHECK(hops[b] != UINT32_MAX, "servers %u and %u disconnected", a, b);
+            diam = hops[b] > diam ? hops[b] : diam;
+            sum += hops[b];
+        }
+    }
+    free(hops);
+    if (sum_hops)
+        *sum_hops = sum;
+    return diam;
 }
