@@ -209,11 +209,7 @@ int main(int argc, char **argv)
     fclose(mem);
     if (rc != 0)
         fprintf(stderr, "bench_bsr: setup failed\n");
-    if (rc == 0)
-        rc = bench_output_finish(&out, DCN_RESULTS_DIR, text);
-    else
-        fputs(text, stdout);
-    free(text);
+    rc = bench_output_done(&out, DCN_RESULTS_DIR, rc, text);
     dcn_topo_free(&t);
-    return rc == 0 ? 0 : 1;
+    return rc;
 }

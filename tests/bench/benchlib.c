@@ -154,3 +154,13 @@ int bench_output_finish(const bench_output *o, const char *results_dir, const ch
     printf("saved to %s\n", path);
     return 0;
 }
+
+int bench_output_done(const bench_output *o, const char *results_dir, int rc, char *text)
+{
+    if (rc == 0)
+        rc = bench_output_finish(o, results_dir, text);
+    else
+        fputs(text, stdout);
+    free(text);
+    return rc == 0 ? 0 : 1;
+}

@@ -30,6 +30,10 @@ typedef struct bench_output {
 int bench_output_args(bench_output *o, int argc, char **argv, int release_build);
 /* Prints the report and saves it as decided; 0, or -1 when writing failed. */
 int bench_output_finish(const bench_output *o, const char *results_dir, const char *text);
+/* The end of a run whose report is text (from malloc, freed here) and
+ * whose measurement returned rc: the report printed, and saved as
+ * bench_output_finish decides when rc is 0. 0 when all went right, else 1. */
+int bench_output_done(const bench_output *o, const char *results_dir, int rc, char *text);
 /* mkdir -p; 0 or -1 with errno. */
 int bench_mkdir_p(const char *dir);
 
