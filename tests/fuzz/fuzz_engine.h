@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "agent/engine.h"
+#include "agent/core/engine.h"
 
 /* Server s's port p: 02:00:ss:ss:ss:pp. */
 static inline void fz_mac_of(uint32_t s, unsigned p, uint8_t mac[6])
