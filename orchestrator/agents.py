@@ -71,7 +71,7 @@ class Agents:
     def agent_request(self, name, request, timeout=5):
         """The parsed answer of `dcn-ctl -n NAME REQUEST --json`, spoken
         directly on the agent's control socket (one line request, answer
-        until close; agent/src/agent/ctl.h), or None: no process per query,
+        until close; agent/src/agent/ctl/ctl.h), or None: no process per query,
         which matters with thousands of agents."""
         try:
             with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:

@@ -259,6 +259,7 @@ def clean_from_state(data, log=print):
     procs = [p for p in data.get("procs", []) if same_process(p)]
     summary["procs"] = len(procs)
     stop_processes(procs)
+    kill_point("clean-procs")
     bridges = [b for b in data.get("bridges", []) if b.startswith(BRIDGE_PREFIX)]
     if data.get("switch") == "lxbr":
         links = [b for b in bridges if netops.link_exists(b)]
@@ -271,6 +272,7 @@ def clean_from_state(data, log=print):
         taps = [b for b in bridges if netops.link_exists(b)]
         netops.run_batch("ip", ["link del dev %s" % b for b in taps], check=False)
         summary["bridges"] = max(summary["bridges"], len(taps))
+    kill_point("clean-bridges")
     # processes left inside the hosts' namespaces (daemons started from the
     # CLI), found by namespace identity, before the shells go
     nsmap = netns_map()
@@ -283,6 +285,7 @@ def clean_from_state(data, log=print):
         except ProcessLookupError:
             pass
     summary["hosts"] = len(hosts)
+    kill_point("clean-hosts")
     # namespaces die asynchronously once their last process is gone
     deadline = time.time() + 10
     while time.time() < deadline and any(same_process(h) for h in hosts):
@@ -291,6 +294,7 @@ def clean_from_state(data, log=print):
     rl = netops.wait_links_gone([n for n in data.get("root_links", []) if n.startswith(BRIDGE_PREFIX)])
     netops.run_batch("ip", ["link del dev %s" % n for n in rl], check=False)
     summary["links"] = len(rl)
+    kill_point("clean-links")
     for s in data.get("sockets", []):
         if os.path.dirname(s) == AGENT_SOCK_DIR and os.path.lexists(s) and remove_stale_socket(s):
             summary["sockets"] += 1

@@ -7,6 +7,17 @@ import matplotlib.pyplot as plt  # noqa: E402
 PAPER_STYLE = dict(color="0.55", hatch="//", edgecolor="0.3")
 
 
+def _finish(fig, ax, path, note):
+    """The legend, the note (small, at the bottom) if any, and the figure
+    saved to path and closed."""
+    ax.legend(fontsize=8)
+    if note:
+        fig.text(0.01, 0.01, note, fontsize=6, color="0.3")
+    fig.tight_layout(rect=(0, 0.04 if note else 0, 1, 1))
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
 def bars(path, title, groups, series, ylabel, note=None):
     """Grouped bars. groups: labels on the x axis; series: [(label, [values], style)]."""
     fig, ax = plt.subplots(figsize=(6.4, 3.8))
@@ -22,12 +33,7 @@ def bars(path, title, groups, series, ylabel, note=None):
     ax.set_xticklabels(groups)
     ax.set_ylabel(ylabel)
     ax.set_title(title, fontsize=10)
-    ax.legend(fontsize=8)
-    if note:
-        fig.text(0.01, 0.01, note, fontsize=6, color="0.3")
-    fig.tight_layout(rect=(0, 0.04 if note else 0, 1, 1))
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    _finish(fig, ax, path, note)
 
 
 def timeline(path, title, curves, ylabel, events=(), note=None, xlabel="time (s)"):
@@ -44,9 +50,4 @@ def timeline(path, title, curves, ylabel, events=(), note=None, xlabel="time (s)
     ax.set_title(title, fontsize=10)
     ax.set_ylim(bottom=0)
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
-    if note:
-        fig.text(0.01, 0.01, note, fontsize=6, color="0.3")
-    fig.tight_layout(rect=(0, 0.04 if note else 0, 1, 1))
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    _finish(fig, ax, path, note)

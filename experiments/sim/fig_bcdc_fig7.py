@@ -55,12 +55,9 @@ def main():
             L.errorbar(ax, stats[f"B{n}_{kind}_informed"], mk + "--", scale=100, color=col,
                        label=f"B_{n} {kind}, no live path")
     ax.plot([10, 20, 20], [9.7, 18.2, 29.6], "kx", ms=8, label="paper (server 10 %, bounds at 20 %)")
-    ax.set_xlabel("Failure ratio (%)")
-    ax.set_ylabel("Path failure ratio (%)")
-    ax.set_title(f"mean of {seeds} seeds, bars min..max", fontsize=9)
-    ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(f"{out}/fig7.png", dpi=120)
+    L.label(ax, "Failure ratio (%)", "Path failure ratio (%)", f"mean of {seeds} seeds, bars min..max", legend=7,
+            fontsize=9)
+    L.save_figure(fig, f"{out}/fig7.png")
     L.log("done")
 
 

@@ -58,21 +58,13 @@ def main():
                     {"headline": headline, "definitions": "ABT = routed flows x min over directed links (capacity / flows); mean over "
                                     "seeds, sd = sample standard deviation, min/max over seeds; drop = 1 - ABT / "
                                     "mean no-failure ABT, per seed"})
-    plt = L.pyplot()
-    fig, axes = plt.subplots(1, 2, figsize=(9, 3.6))
-    style = {"bcdc": ("BCDC", "o-"), "bcube": ("BCube", "s-"), "dcell": ("DCell", "^-")}
-    for ax, kind, title in zip(axes, ("server", "switch"), ("(a) Server failure", "(b) Switch failure")):
-        for name, st in stats[kind].items():
-            L.errorbar(ax, st, style[name][1], label=style[name][0])
-        ax.set_title(f"{title}: mean of {seeds} seeds, bars min..max", fontsize=9)
-        ax.set_xlabel("Failure ratio (%)")
-        ax.set_ylabel("ABT (Gb/s)")
+    fig, axes = L.failure_panels(stats, {"bcdc": ("BCDC", "o-"), "bcube": ("BCube", "s-"), "dcell": ("DCell", "^-")},
+                                 seeds)
     axes[0].plot([0, 2, 20], [1152, 1106, 1152 * (1 - 0.362)], "kx", ms=8, label="paper: BCDC")
     axes[1].plot([0, 2, 20], [1152, 1086, 1152 * (1 - 0.489)], "kx", ms=8, label="paper: BCDC")
     axes[0].legend(fontsize=8)
     axes[1].legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(f"{out}/fig8.png", dpi=120)
+    L.save_figure(fig, f"{out}/fig8.png")
     L.log("done")
 
 

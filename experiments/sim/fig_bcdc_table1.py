@@ -66,11 +66,8 @@ def main():
                 fmt="s", ms=4, capsize=3, label="BRouting (measured)")
     ax.errorbar([n + 0.08 for n in ns], [r["paper_mean"] for r in rows], [r["paper_stdev"] for r in rows],
                 fmt="kx", ms=6, capsize=3, label="paper Table 1")
-    ax.set_xlabel("n (B_n)")
-    ax.set_ylabel("path length (B_n hops), mean +- stdev")
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(f"{out}/table1.png", dpi=120)
+    L.label(ax, "n (B_n)", "path length (B_n hops), mean +- stdev")
+    L.save_figure(fig, f"{out}/table1.png")
     L.log("done")
 
 

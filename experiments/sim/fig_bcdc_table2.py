@@ -357,19 +357,14 @@ def main():
     ax.plot(ns, [r["diameter"] for r in rows], "o-", ms=4, label="diameter, BFS (measured)")
     ax.plot(ns, [r["paper_diameter_table2"] for r in rows], "kx", ms=6, label="paper Table 2 entry")
     ax.plot(ns, [r["paper_diameter_theorem2"] for r in rows], "k+", ms=8, label="paper Theorem 2")
-    ax.set_xlabel("n (B_n)")
-    ax.set_ylabel("diameter (B_n hops)")
-    ax.legend(fontsize=8)
+    L.label(ax, "n (B_n)", "diameter (B_n hops)")
     ax = axes[1]
     ax.semilogy(ns, [r["abt_gbps_brouting"] for r in rows], "s-", ms=4, label="ABT, BRouting (measured)")
     ax.semilogy(ns, [r["abt_gbps_shortest"] for r in rows], "o-", ms=4, label="ABT, shortest (measured)")
     ax.semilogy(ns, [r["abt_gbps_2N_over_mean_hops"] for r in rows], "^--", ms=4, label="2N / mean hops (measured)")
     ax.semilogy(ns, [r["paper_abt_lower_bound"] for r in rows], "kx", ms=6, label="paper bound 4N/n")
-    ax.set_xlabel("n (B_n)")
-    ax.set_ylabel("ABT (Gb/s, 1 Gb/s links)")
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(f"{out}/table2.png", dpi=120)
+    L.label(ax, "n (B_n)", "ABT (Gb/s, 1 Gb/s links)")
+    L.save_figure(fig, f"{out}/table2.png")
     L.log("done")
 
 

@@ -73,23 +73,16 @@ def main():
                     {"headline": headline, "definitions": "ABT = routed flows x min over directed links (capacity / flows); "
                                     "flows with a failed end point dropped; mean over seeds, sd = sample "
                                     "standard deviation, min/max over seeds (docs/simulator.md)"})
-    plt = L.pyplot()
-    fig, axes = plt.subplots(1, 2, figsize=(9, 3.6))
-    style = {"bcube": ("BCube", "o-"), "fattree": ("Fat-tree", "s-"), "dcell": ("DCell", "^-")}
-    for ax, kind, title in zip(axes, ("server", "switch"), ("(a) Server failure", "(b) Switch failure")):
-        for n, c in curves[kind].items():
-            L.errorbar(ax, c, style[n][1], label=style[n][0])
-        ax.set_xlabel("Failure ratio (%)")
-        ax.set_ylabel("ABT (Gb/s)")
-        ax.set_title(f"{title}: mean of {seeds} seeds, bars min..max", fontsize=9)
+    fig, axes = L.failure_panels(curves, {"bcube": ("BCube", "o-"), "fattree": ("Fat-tree", "s-"),
+                                          "dcell": ("DCell", "^-")}, seeds)
+    for ax in axes:
         ax.set_ylim(0, 2400)
         ax.set_xlim(0, 20)
     axes[1].plot([2, 6, 20], [1145, 704, 267], "kx", label="paper: fat-tree")
     axes[1].plot([20], [765], "k+", ms=9, label="paper: BCube")
     axes[0].legend()
     axes[1].legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(f"{out}/fig8.png", dpi=120)
+    L.save_figure(fig, f"{out}/fig8.png")
     L.log("done")
 
 

@@ -32,11 +32,8 @@ def main():
     ax.loglog(xs, [r["theorem6_abt"] for r in rows], "k-", marker="", label="Theorem 6: n(N-1)/(n-1)", lw=0.8)
     ax.loglog(xs, [r["sim_bcuberouting_abt"] for r in rows], "o", mfc="none", label="dcn-sim, BCubeRouting")
     ax.loglog(xs, [r["sim_bsr_random_abt"] for r in rows], "x", label="dcn-sim, BSR (random path of the set)")
-    ax.set_xlabel("servers N")
-    ax.set_ylabel("ABT (link units)")
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(f"{out}/table1.png", dpi=120)
+    L.label(ax, "servers N", "ABT (link units)")
+    L.save_figure(fig, f"{out}/table1.png")
     L.log("done")
 
 

@@ -44,8 +44,7 @@ def main():
         ax.set_ylabel("share of server pairs (%)")
         ax.set_title(title)
         ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(f"{out}/fig10.png", dpi=120)
+    L.save_figure(fig, f"{out}/fig10.png")
     L.log("done")
 
 

@@ -94,19 +94,13 @@ def main():
     ax = axes[0]
     for key, mk in (("bcn_routing", "s-"), ("bcn_shortest", "o-"), ("ficonn_shortest", "^-"), ("ficonn_tor", "v:")):
         ax.plot(NS, [r[key] for r in rows_a], mk, ms=4, label=key.replace("_", " "))
-    ax.set_xlabel("n (switch ports), best alpha")
-    ax.set_ylabel("mean path length (server hops)")
-    ax.set_title("(a) all-to-all, no failure")
-    ax.legend(fontsize=8)
+    L.label(ax, "n (switch ports), best alpha", "mean path length (server hops)", "(a) all-to-all, no failure")
     ax = axes[1]
     for key, mk in (("bcn_reroute", "s-"), ("bcn_shortest_live", "o--"), ("ficonn_shortest_live", "^--")):
         L.errorbar(ax, stats_b[key], mk, label=key.replace("_", " "))
-    ax.set_xlabel("server failure ratio (%)")
-    ax.set_ylabel("mean routing path length (server hops)")
-    ax.set_title(f"(b) BCN(6,10,1,1) vs FiConn(16,2)\nmean of {seeds} seeds, bars min..max", fontsize=9)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(f"{out}/fig9.png", dpi=120)
+    L.label(ax, "server failure ratio (%)", "mean routing path length (server hops)",
+            f"(b) BCN(6,10,1,1) vs FiConn(16,2)\nmean of {seeds} seeds, bars min..max", fontsize=9)
+    L.save_figure(fig, f"{out}/fig9.png")
     L.log("done")
 
 

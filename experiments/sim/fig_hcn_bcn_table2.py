@@ -199,11 +199,8 @@ def main():
         pts = [s for s in sweep if s["n"] == n]
         ax.plot([s["alpha"] for s in pts], [s["servers"] for s in pts], "o-", ms=3, label=f"n = {n} (measured)")
     ax.plot([21, 32], [155904, 787968], "kx", ms=8, label="paper peaks")
-    ax.set_xlabel("alpha")
-    ax.set_ylabel("servers of BCN(alpha, n-alpha, 1, 1)")
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(f"{out}/fig7.png", dpi=120)
+    L.label(ax, "alpha", "servers of BCN(alpha, n-alpha, 1, 1)")
+    L.save_figure(fig, f"{out}/fig7.png")
     fig, axes = plt.subplots(1, 2, figsize=(9, 3.6))
     ns = [r["n"] for r in small]
     axes[0].plot(ns, [r["order_ratio_bcn_ficonn"] for r in small], "o-", ms=4, label="measured")
@@ -216,8 +213,7 @@ def main():
     for ax in axes:
         ax.set_xlabel("n (switch ports)")
         ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(f"{out}/fig8.png", dpi=120)
+    L.save_figure(fig, f"{out}/fig8.png")
     L.log("done")
 
 

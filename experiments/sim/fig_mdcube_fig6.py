@@ -70,12 +70,9 @@ def main():
     ax.plot([2], [pts[0]["per_server"]], "ks", label="dcn-sim, every flow")
     ax.plot([2, 10], [0.77, 0.68], "rx", ms=8, label="paper")
     ax.axhline(1.0, color="grey", lw=0.8, ls="--", label="super-crossbar bound")
-    ax.set_xlabel("number of containers")
-    ax.set_ylabel("ABT per server (Gb/s)")
     ax.set_ylim(0, 1.1)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(f"{out}/fig6.png", dpi=120)
+    L.label(ax, "number of containers", "ABT per server (Gb/s)")
+    L.save_figure(fig, f"{out}/fig6.png")
     L.log("done")
 
 

@@ -61,12 +61,9 @@ def main():
     L.errorbar(ax, stats["switch"], "s-", label="switch failure")
     ax.set_title(f"mean of {seeds} seeds ({SAMPLES} sampled flows each), bars min..max", fontsize=9)
     ax.plot([0, 2], [1584, 1543], "kx", ms=8, label="paper (server)")
-    ax.set_xlabel("Failure ratio (%)")
-    ax.set_ylabel("ABT (Gb/s)")
     ax.set_ylim(0, 1800)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(f"{out}/fig7.png", dpi=120)
+    L.label(ax, "Failure ratio (%)", "ABT (Gb/s)")
+    L.save_figure(fig, f"{out}/fig7.png")
     L.log("done")
 
 

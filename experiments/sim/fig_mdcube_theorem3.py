@@ -48,8 +48,7 @@ def main():
     ax.bar(names, vals, color=["grey", "C0", "C1"])
     ax.set_ylabel("ABT per server (Gb/s)")
     ax.tick_params(axis="x", labelsize=8)
-    fig.tight_layout()
-    fig.savefig(f"{out}/theorem3.png", dpi=120)
+    L.save_figure(fig, f"{out}/theorem3.png")
     L.log("done")
 
 

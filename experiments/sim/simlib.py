@@ -204,6 +204,38 @@ def pyplot():
     return plt
 
 
+def label(ax, xlabel, ylabel, title=None, legend=8, **title_kw):
+    """An axes' labels, its title (if any, with title_kw) and its legend in
+    font size legend (None: no legend, the caller adds it after more
+    series)."""
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    if title is not None:
+        ax.set_title(title, **title_kw)
+    if legend:
+        ax.legend(fontsize=legend)
+
+
+def save_figure(fig, path):
+    """The figure, laid out, as a PNG at path (120 dpi)."""
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+
+
+def failure_panels(curves, style, seeds):
+    """The two panels of ABT against the failure ratio, (a) server and (b)
+    switch failures: curves[kind][name] a stats_by_ratio() result of each
+    structure, style[name] its (label, format). Without legends (the caller
+    adds the paper's points first). Returns (fig, axes)."""
+    fig, axes = pyplot().subplots(1, 2, figsize=(9, 3.6))
+    for ax, kind, title in zip(axes, ("server", "switch"), ("(a) Server failure", "(b) Switch failure")):
+        for name, st in curves[kind].items():
+            errorbar(ax, st, style[name][1], label=style[name][0])
+        label(ax, "Failure ratio (%)", "ABT (Gb/s)", f"{title}: mean of {seeds} seeds, bars min..max", legend=None,
+              fontsize=9)
+    return fig, axes
+
+
 def r4(x):
     return round(float(x), 4)
 

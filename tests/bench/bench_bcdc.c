@@ -274,6 +274,8 @@ static void write_summary(FILE *f, const char *stamp)
 {
     static const char *kinds[2] = {"server", "switch"};
     fprintf(f, "{\n  \"experiment\": \"sim-bcdc-bench\",\n");
+    char commit[64];
+    fprintf(f, "  \"git_commit\": \"%s\",\n", bench_git_commit(commit, sizeof commit));
     fprintf(f, "  \"tool\": \"bench_bcdc (tests/bench/bench_bcdc.c), dcntopo library, %s build\",\n", DCN_BUILD_TYPE);
     fprintf(f, "  \"date\": \"%s\",\n", stamp);
     fprintf(f, "  \"headline\": {\n    \"measured\": \"BFRouting: %llu cases, %.2f %% by its recursion, %llu over the "

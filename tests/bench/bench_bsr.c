@@ -1,4 +1,4 @@
-/* What BSR (agent/src/agent/bsr.h) costs on the agent's CPU, on BCube n=8
+/* What BSR (agent/src/agent/bsr/bsr.h) costs on the agent's CPU, on BCube n=8
  * k=3 (4096 servers, 4 paths per pair), source server 0, a table of 1024
  * flows to random destinations, probes sent into a no-op and answered
  * by the bench:
@@ -20,7 +20,7 @@
 #include <time.h>
 
 #include "benchlib.h"
-#include "agent/bsr.h"
+#include "agent/bsr/bsr.h"
 #include "topo/family.h"
 #include "topo/rng.h"
 #include "topo/topo.h"
@@ -209,11 +209,7 @@ int main(int argc, char **argv)
     fclose(mem);
     if (rc != 0)
         fprintf(stderr, "bench_bsr: setup failed\n");
-    if (rc == 0)
-        rc = bench_output_finish(&out, DCN_RESULTS_DIR, text);
-    else
-        fputs(text, stdout);
-    free(text);
+    rc = bench_output_done(&out, DCN_RESULTS_DIR, rc, text);
     dcn_topo_free(&t);
-    return rc == 0 ? 0 : 1;
+    return rc;
 }

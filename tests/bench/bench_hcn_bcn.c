@@ -317,6 +317,8 @@ static int write_summary(const char *dir, const char *stamp)
         return -1;
     }
     fprintf(f, "{\n  \"experiment\": \"sim-hcn-bcn-bench\",\n");
+    char commit[64];
+    fprintf(f, "  \"git_commit\": \"%s\",\n", bench_git_commit(commit, sizeof commit));
     fprintf(f, "  \"tool\": \"bench_hcn_bcn (tests/bench/bench_hcn_bcn.c), dcntopo library, %s build\",\n",
             DCN_BUILD_TYPE);
     fprintf(f, "  \"date\": \"%s\",\n", stamp);

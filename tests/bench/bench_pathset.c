@@ -206,12 +206,8 @@ int main(int argc, char **argv)
     }
     int rc = report(mem, &c);
     fclose(mem);
-    if (rc == 0)
-        rc = bench_output_finish(&out, DCN_RESULTS_DIR, text);
-    else
-        fputs(text, stdout);
-    free(text);
+    rc = bench_output_done(&out, DCN_RESULTS_DIR, rc, text);
     free(c.set);
     dcn_topo_free(&t);
-    return rc == 0 ? 0 : 1;
+    return rc;
 }

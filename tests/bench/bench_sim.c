@@ -107,10 +107,5 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof points / sizeof points[0] && rc == 0; i++)
         rc = run_point(mem, &points[i]);
     fclose(mem);
-    if (rc == 0)
-        rc = bench_output_finish(&out, DCN_RESULTS_DIR, text);
-    else
-        fputs(text, stdout);
-    free(text);
-    return rc ? 1 : 0;
+    return bench_output_done(&out, DCN_RESULTS_DIR, rc, text);
 }

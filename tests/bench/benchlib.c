@@ -50,6 +50,47 @@ const char *bench_cpu_model(char *buf, size_t len)
     return buf;
 }
 
+/* First line of `git -C DCN_SOURCE_DIR ARGS` (at most len - 1 bytes), or
+ * -1 when git fails or the source path cannot be quoted. */
+static int git_line(const char *args, char *out, size_t len)
+{
+#ifdef DCN_SOURCE_DIR
+    const char *dir = DCN_SOURCE_DIR;
+    char cmd[1200];
+    if (strchr(dir, '\'') || snprintf(cmd, sizeof cmd, "git -C '%s' %s 2>/dev/null", dir, args) >= (int)sizeof cmd)
+        return -1;
+    FILE *p = popen(cmd, "r");
+    if (!p)
+        return -1;
+    out[0] = '\0';
+    if (!fgets(out, (int)len, p))
+        out[0] = '\0';
+    while (fgetc(p) != EOF) /* drain: git must not see a closed pipe */
+        ;
+    int rc = pclose(p);
+    out[strcspn(out, "\n")] = '\0';
+    return rc == 0 ? 0 : -1;
+#else
+    (void)args;
+    (void)out;
+    (void)len;
+    return -1;
+#endif
+}
+
+const char *bench_git_commit(char *buf, size_t len)
+{
+    char head[64], dirty[256];
+    snprintf(buf, len, "unknown");
+    if (git_line("rev-parse HEAD", head, sizeof head) < 0 || strlen(head) != 40 ||
+        strspn(head, "0123456789abcdef") != 40)
+        return buf;
+    int is_dirty = git_line("status --porcelain --untracked-files=no -- . ':!results'", dirty, sizeof dirty) == 0 &&
+                   dirty[0] != '\0';
+    snprintf(buf, len, "%s%s", head, is_dirty ? "-dirty" : "");
+    return buf;
+}
+
 int bench_mkdir_p(const char *dir)
 {
     char buf[1024];
@@ -112,4 +153,14 @@ int bench_output_finish(const bench_output *o, const char *results_dir, const ch
     }
     printf("saved to %s\n", path);
     return 0;
+}
+
+int bench_output_done(const bench_output *o, const char *results_dir, int rc, char *text)
+{
+    if (rc == 0)
+        rc = bench_output_finish(o, results_dir, text);
+    else
+        fputs(text, stdout);
+    free(text);
+    return rc == 0 ? 0 : 1;
 }

@@ -14,7 +14,7 @@
 # the wire both paths move MTU-sized packets with software checksums. The
 # agent's own TUN device (dcn0) may take 64 KB TCP segments from the kernel
 # (--tun-offload on, the default): the agent cuts them into MTU-sized
-# packets itself, as a NIC's TSO would (agent/src/agent/tun_offload.h).
+# packets itself, as a NIC's TSO would (agent/src/agent/core/tun_offload.h).
 #
 # Environment:
 #   DCN_BENCH_SECONDS  seconds per transfer (5; the first second omitted)

@@ -1,4 +1,4 @@
-/* Harness: the control socket's request handling (agent/src/agent/ctl.c,
+/* Harness: the control socket's request handling (agent/src/agent/ctl/ctl.c,
  * ctl_server.c). Every request goes to an engine that has heard all its
  * neighbours and carries flows (and, on the MDCube, segments of its own).
  *
@@ -24,10 +24,11 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "agent/ctl.h"
-#include "agent/ctl_server.h"
-#include "agent/engine.h"
+#include "agent/ctl/ctl.h"
+#include "agent/ctl/ctl_server.h"
+#include "agent/core/engine.h"
 #include "fuzz.h"
+#include "fuzz_engine.h"
 
 #define NTOPO 2
 static const char *const specs[NTOPO][4] = {{"bcube", "n=4", "k=1", NULL}, {"mdcube", "n=2", "k=1", "m=2x2"}};
@@ -66,23 +67,6 @@ static void f_deliver(void *ctx, const uint8_t *ip, size_t len)
     (void)ctx;
     (void)ip;
     (void)len;
-}
-
-static void mac_of(uint32_t s, unsigned p, uint8_t mac[6])
-{
-    const uint8_t m[6] = {0x02, 0, (uint8_t)(s >> 16), (uint8_t)(s >> 8), (uint8_t)s, (uint8_t)p};
-    memcpy(mac, m, 6);
-}
-
-static void hello_from(engine *e, const neigh_entry *ne)
-{
-    uint8_t f[DCN_ETH_HLEN + DCN_HDR_BASE + DCN_HELLO_PAYLOAD] = {0};
-    memset(f, 0xff, 6);
-    mac_of(ne->node, 0, f + 6);
-    dcn_put16(f + 12, DCN_ETHERTYPE);
-    dcn_hdr h = {.type = DCN_T_HELLO, .src = ne->node, .dst = DCN_BROADCAST_ADDR, .payload_len = DCN_HELLO_PAYLOAD};
-    size_t hl = dcn_hdr_encode(&h, f + DCN_ETH_HLEN, DCN_HDR_BASE);
-    engine_rx_frame(e, ne->port, f, DCN_ETH_HLEN + hl + DCN_HELLO_PAYLOAD);
 }
 
 /* One UDP packet from our server to dst from TUN: a flow (and on the
@@ -145,11 +129,9 @@ static world *get_world(unsigned i)
         ep->capacity_mbps = 1000;
         memcpy(ep->ifname, "srv-eth0", 9);
         ep->ifname[7] = (char)('0' + p % 10);
-        mac_of(0, p, ep->mac);
+        fz_mac_of(0, p, ep->mac);
     }
-    for (unsigned k = 0; k < 256; k++)
-        if (x->e->nt.e[k].valid)
-            hello_from(x->e, &x->e->nt.e[k]);
+    fz_all_hellos(x->e);
     for (uint32_t d = 1; d < x->t.n_servers; d++)
         udp_to(x->e, d, (uint16_t)(40000 + d));
     clock_ms += 700; /* rates and ages that are not zero */

@@ -12,8 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/engine.h"
+#include "agent/core/engine.h"
 #include "fuzz.h"
+#include "fuzz_engine.h"
 
 #define NTOPO 2
 static const char *const specs[NTOPO][4] = {{"bcube", "n=4", "k=1", NULL}, {"mdcube", "n=2", "k=1", "m=2x2"}};
@@ -59,30 +60,6 @@ static const dcn_topo *get_topo(unsigned i)
     return &topo[i];
 }
 
-static void mac_of(uint32_t s, unsigned p, uint8_t mac[6])
-{
-    const uint8_t m[6] = {0x02, 0, (uint8_t)(s >> 16), (uint8_t)(s >> 8), (uint8_t)s, (uint8_t)p};
-    memcpy(mac, m, 6);
-}
-
-/* Every neighbour of the engine's server says hello on its port. */
-static void all_hellos(engine *e)
-{
-    for (unsigned i = 0; i < 256; i++) {
-        const neigh_entry *ne = &e->nt.e[i];
-        if (!ne->valid)
-            continue;
-        uint8_t f[DCN_ETH_HLEN + DCN_HDR_BASE + DCN_HELLO_PAYLOAD] = {0};
-        memset(f, 0xff, 6);
-        mac_of(ne->node, 0, f + 6);
-        dcn_put16(f + 12, DCN_ETHERTYPE);
-        dcn_hdr h = {.type = DCN_T_HELLO, .src = ne->node, .dst = DCN_BROADCAST_ADDR,
-                     .payload_len = DCN_HELLO_PAYLOAD};
-        size_t hl = dcn_hdr_encode(&h, f + DCN_ETH_HLEN, DCN_HDR_BASE);
-        engine_rx_frame(e, ne->port, f, DCN_ETH_HLEN + hl + DCN_HELLO_PAYLOAD);
-    }
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 2 || size - 1 > ENGINE_FRAME_MAX - ENGINE_HEADROOM)
@@ -114,9 +91,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (unsigned p = 0; p < eng->nports; p++) {
         eng->port[p].present = eng->port[p].carrier = true;
         eng->port[p].capacity_mbps = 1000;
-        mac_of(self, p, eng->port[p].mac);
+        fz_mac_of(self, p, eng->port[p].mac);
     }
-    all_hellos(eng);
+    fz_all_hellos(eng);
     if (tun) {
         memcpy(buf + ENGINE_HEADROOM, body, len);
         engine_from_tun(eng, buf, len);

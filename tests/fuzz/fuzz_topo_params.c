@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/nha.h"
+#include "agent/core/nha.h"
 #include "fuzz.h"
 #include "topo/family.h"
 

@@ -21,6 +21,9 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "inspect"))
+from pcaptools import pcap_frames  # noqa: E402
+
 TOPO_BIT = {"bcube": 0, "mdcube": 1}  # fuzz_frame.c byte 0, bit 0
 DUMP_TOPO = {"bcube": 1, "mdcube": 2}  # fuzz_dump.c byte 0 % 3
 SPECS = ["bcube n=4 k=1", "bcube n=2 k=3", "bcube n=4 k=1 parts=2", "bcube n=8 k=3 parts=4", "mdcube n=2 k=1 m=2x2",
@@ -117,16 +120,6 @@ def hier_frames(mdc):
     return out
 
 
-def frames(path):
-    data = open(path, "rb").read()
-    off, out = 24, []
-    while off + 16 <= len(data):
-        caplen = struct.unpack_from("<I", data, off + 8)[0]
-        out.append(data[off + 16:off + 16 + caplen])
-        off += 16 + caplen
-    return out
-
-
 def inner_ip(f):
     """The IPv4 packet of a well-formed data frame, or None."""
     if len(f) < 14 + 28 or f[12:14] != b"\x88\xb5" or f[15] != 1:
@@ -157,7 +150,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         subprocess.run([sys.argv[1], tmp], check=True, capture_output=True)
         for base in ("bcube", "mdcube"):
-            for i, f in enumerate(frames(os.path.join(tmp, base + ".pcap")), 1):
+            for i, f in enumerate(pcap_frames(os.path.join(tmp, base + ".pcap")), 1):
                 write(os.path.join(corpus, "fuzz_frame"), f"{base}-{i:03d}", bytes([TOPO_BIT[base]]) + f)
                 write(os.path.join(corpus, "fuzz_dump"), f"{base}-{i:03d}", bytes([DUMP_TOPO[base]]) + f)
                 if i <= 3:
@@ -167,7 +160,7 @@ def main():
                     src = struct.unpack_from(">I", f, 14 + 4)[0]
                     write(os.path.join(corpus, "fuzz_frame"), f"{base}-tun-{i:03d}",
                           bytes([TOPO_BIT[base] | 2, src & 255]) + ip)
-        for i, (kind, f) in enumerate(hier_frames(frames(os.path.join(tmp, "mdcube.pcap"))), 1):
+        for i, (kind, f) in enumerate(hier_frames(pcap_frames(os.path.join(tmp, "mdcube.pcap"))), 1):
             write(os.path.join(corpus, "fuzz_frame"), f"mdcube-hier-{kind}-{i:03d}", bytes([TOPO_BIT["mdcube"]]) + f)
             write(os.path.join(corpus, "fuzz_dump"), f"mdcube-hier-{kind}-{i:03d}", bytes([DUMP_TOPO["mdcube"]]) + f)
     for i, r in enumerate(CTL_REQUESTS):

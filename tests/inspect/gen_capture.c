@@ -19,9 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/csum.h"
-#include "agent/engine.h"
-#include "agent/pcap_io.h"
+#include "agent/core/csum.h"
+#include "agent/core/engine.h"
+#include "agent/os/pcap_io.h"
 #include "topo/family.h"
 
 #define QMAX 1024

@@ -25,6 +25,8 @@ import sys
 import tempfile
 import time
 
+from pcaptools import pcap_frames, tshark_env, tshark_fields, write_pcap
+
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 PATH_TOKENS = {"bad-src", "not-neighbor", "loop", "wrong-dst"}  # need the topology
 TOPO = {"bcube": "bcube n=4 k=1", "mdcube": "mdcube n=2 k=1 m=2x2"}
@@ -157,22 +159,11 @@ TSHARK_FIELDS = ["frame.number", "dcn.type_name", "dcn.src", "dcn.dst", "dcn.src
                  "dcn.mdcube.flow", "dcn.mdcube.container", "dcn.checksum.status", "ip.src", "ip.dst", "_ws.malformed"]
 
 
-def tshark_env(tmp):
-    env = dict(os.environ)
-    env["HOME"] = os.path.join(tmp, "home")  # no personal plugins or preferences
-    env.pop("XDG_CONFIG_HOME", None)
-    os.makedirs(env["HOME"], exist_ok=True)
-    return env
-
-
 def tshark(a, tmp, pcap, prefs):
-    cmd = ["tshark", "-X", "lua_script:" + a.lua, *prefs, "-r", pcap, "-T", "fields", "-E", "separator=/t"]
-    for f in TSHARK_FIELDS:
-        cmd += ["-e", f]
-    out = subprocess.run(cmd, capture_output=True, text=True, timeout=120, env=tshark_env(tmp))
+    out, rows = tshark_fields(a.lua, pcap, TSHARK_FIELDS, tmp, prefs)
     check(out.returncode == 0, f"tshark {pcap}: exit {out.returncode}: {out.stderr.strip()[-400:]}")
     check("Lua" not in out.stderr and "rror" not in out.stderr, f"tshark stderr: {out.stderr.strip()[-400:]}")
-    return [dict(zip(TSHARK_FIELDS, l.split("\t"))) for l in out.stdout.splitlines()]
+    return rows
 
 
 def compare_tshark(rows, got, named, name):
@@ -202,14 +193,6 @@ def compare_tshark(rows, got, named, name):
             check(got_ext == [idx, count, flow, cont], f"{where}: mdcube {got_ext}, expected {e['ext']}")
         if e["ipsrc"] != "-":
             check([g["ip.src"], g["ip.dst"]] == [e["ipsrc"], e["ipdst"]], f"{where}: ip {g['ip.src']} > {g['ip.dst']}")
-
-
-def write_pcap(path, frames):
-    with open(path, "wb") as f:
-        f.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))
-        for i, fr in enumerate(frames):
-            f.write(struct.pack("<IIII", 1700000000 + i, 0, len(fr), len(fr)))
-            f.write(fr)
 
 
 def mutated_frames(tmp, count=600, seed=12):
@@ -323,17 +306,6 @@ def part_tshark(a, tmp):
                 check(t["dcn.path_raw"] == d["path"], f"{base} frame {t['frame.number']}: paths differ")
         if base == "bcube":
             compare_tshark(rows, tshark(a, tmp, pcap, bc), True, "tshark bcube (BCube preferences)")
-
-
-def pcap_frames(path):
-    """The frames of a little-endian classic pcap file."""
-    data = open(path, "rb").read()
-    off, frames = 24, []
-    while off + 16 <= len(data):
-        caplen = struct.unpack_from("<I", data, off + 8)[0]
-        frames.append(data[off + 16:off + 16 + caplen])
-        off += 16 + caplen
-    return frames
 
 
 def run_live(words, tmp):

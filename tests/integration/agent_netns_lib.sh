@@ -141,3 +141,35 @@ dcnt_wait_ready() {
 
 # Kills one agent by PID.
 dcnt_kill_agent() { local s=$1; kill "${DCNT_AGENT_PID[$s]}"; }
+
+# The whole bring-up: dcnt_setup, every agent started, all ready within
+# $1 seconds (15), else "FAIL" and exit 1.
+dcnt_up() {
+  dcnt_setup
+  dcnt_start_agents
+  dcnt_wait_ready "${1:-15}" || { echo "FAIL: $DCNT_TOPO: agents not ready"; exit 1; }
+}
+
+# One-shot iperf3 servers (iperf3 -s -1) in server $1's namespace, one per
+# port $2...; killed at exit if still running.
+dcnt_iperf_servers() {
+  local s=$1 p; shift
+  for p in "$@"; do
+    ip netns exec "$(dcnt_ns "$s")" iperf3 -s -1 -p "$p" >/dev/null 2>&1 & DCNT_PIDS+=($!)
+  done
+}
+
+# Reads `dcn-ctl flows --json` on stdin; prints, for each port $1..., the
+# busiest TCP flow to it as one line of JSON, or null if none. iperf3's data
+# connection to a port is its busiest flow (its control connection to the
+# same port stays quiet).
+dcnt_busiest_tcp() {
+  /usr/bin/python3 -c '
+import json, sys
+busiest = {}
+for f in json.load(sys.stdin)["flows"]:
+    if f["proto"] == 6 and (f["dport"] not in busiest or f["rate_mbps"] > busiest[f["dport"]]["rate_mbps"]):
+        busiest[f["dport"]] = f
+for p in sys.argv[1:]:
+    print(json.dumps(busiest.get(int(p))))' "$@"
+}

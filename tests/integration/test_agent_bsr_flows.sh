@@ -14,43 +14,31 @@ DCNT_AGENT_ARGS="--hello-ms 100 --capacity-mbps 1000"
 . "$here/agent_netns_lib.sh"
 fail() { echo "FAIL: $*"; exit 1; }
 
-dcnt_setup
-dcnt_start_agents
-dcnt_wait_ready 15 || fail "agents not ready"
+dcnt_up 15
 if ! dcnt_ctl h00 status --json | grep -q '"path_select":"bsr"'; then
   echo "SKIP: test_agent_bsr_flows: the agent was built without BSR (fallback first-path selector); nothing checked"
   exit 0
 fi
 ip_h11=$(dcnt_ip h11)
-for p in 5301 5302; do
-  ip netns exec "$(dcnt_ns h11)" iperf3 -s -1 -p $p >/dev/null 2>&1 & DCNT_PIDS+=($!)
-done
+dcnt_iperf_servers h11 5301 5302
 sleep 0.5
 dcnt_log "flow 1 (port 5301) starts"
 dcnt_in h00 iperf3 -c "$ip_h11" -p 5301 -t 14 >/dev/null 2>&1 & c1=$!; DCNT_PIDS+=($c1)
 sleep 2
 dcnt_log "flow 2 (port 5302) starts"
 dcnt_in h00 iperf3 -c "$ip_h11" -p 5302 -t 12 >/dev/null 2>&1 & c2=$!; DCNT_PIDS+=($c2)
-# Sample the source's flow table while both transfers run; the data flow of
-# each port is the busiest TCP flow to it (iperf3 also opens a quiet control
-# connection to the same port).
+# Sample the source's flow table while both transfers run (the data flow of
+# each port: dcnt_busiest_tcp).
 pick() {
-  /usr/bin/python3 - "$1" <<'PY'
+  dcnt_busiest_tcp 5301 5302 < "$1" | /usr/bin/python3 -c '
 import json, sys
-flows = json.load(open(sys.argv[1]))["flows"]
-busiest = {}
-for f in flows:
-    if f["proto"] == 6 and f["dport"] in (5301, 5302):
-        if f["dport"] not in busiest or f["rate_mbps"] > busiest[f["dport"]]["rate_mbps"]:
-            busiest[f["dport"]] = f
-if len(busiest) < 2:
+a, b = (json.loads(l) for l in sys.stdin)
+if not a or not b:
     print("incomplete")
 else:
-    a, b = busiest[5301], busiest[5302]
     same = a["path"] == b["path"]
     print(("same" if same else "different"), "|", " ".join(a["path"]), "(%d Mb/s, %d switches)" % (a["rate_mbps"], a["switches"]),
-          "|", " ".join(b["path"]), "(%d Mb/s, %d switches)" % (b["rate_mbps"], b["switches"]))
-PY
+          "|", " ".join(b["path"]), "(%d Mb/s, %d switches)" % (b["rate_mbps"], b["switches"]))'
 }
 last=""
 for i in $(seq 9); do

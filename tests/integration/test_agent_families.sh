@@ -14,9 +14,7 @@ one_family() { # in a subshell: own namespaces and cleanup
   DCNT_TOPO=$1
   DCNT_AGENT_ARGS="--hello-ms 100"
   . "$here/agent_netns_lib.sh"
-  dcnt_setup
-  dcnt_start_agents
-  dcnt_wait_ready 20 || { echo "FAIL: $DCNT_TOPO: agents not ready"; exit 1; }
+  dcnt_up 20
   local n=0 bad=0
   for a in "${DCNT_SERVERS[@]}"; do
     for b in "${DCNT_SERVERS[@]}"; do

@@ -14,9 +14,7 @@ DCNT_AGENT_ARGS="--hello-ms 100 --capacity-mbps 1000"
 . "$here/agent_netns_lib.sh"
 fail() { echo "FAIL: $*"; exit 1; }
 
-dcnt_setup
-dcnt_start_agents
-dcnt_wait_ready 15 || fail "agents not ready"
+dcnt_up 15
 
 # one hop to a same-switch neighbour
 dcnt_in h00 ping -n -q -c 3 -i 0.2 "$(dcnt_ip h01)" >/dev/null || fail "ping h00 -> h01"
@@ -29,24 +27,17 @@ echo "ok: h00 -> h01 on the one-hop path"
 
 ip_h11=$(dcnt_ip h11)
 check_apart() { # $1: label; the data connection of each port is the busiest flow to it
-  dcnt_ctl h00 flows --json | /usr/bin/python3 -c '
+  dcnt_ctl h00 flows --json | dcnt_busiest_tcp 5301 5302 | /usr/bin/python3 -c '
 import json, sys
-busiest = {}
-for f in json.load(sys.stdin)["flows"]:
-    if f["proto"] == 6 and f["dport"] in (5301, 5302):
-        if f["dport"] not in busiest or f["rate_mbps"] > busiest[f["dport"]]["rate_mbps"]:
-            busiest[f["dport"]] = f
-if len(busiest) < 2:
-    sys.exit("incomplete: %s" % busiest)
-a, b = busiest[5301], busiest[5302]
+a, b = (json.loads(l) for l in sys.stdin)
+if not a or not b:
+    sys.exit("incomplete: %s %s" % (a, b))
 print(" ".join(a["path"]), "|", " ".join(b["path"]))
 sys.exit(0 if a["path"][1] != b["path"][1] else "same first hop")' || fail "$1: data connections not apart"
 }
 round() { # $1: label, $2: gap in seconds between the two clients
-  local p c1 c2
-  for p in 5301 5302; do
-    ip netns exec "$(dcnt_ns h11)" iperf3 -s -1 -p $p >/dev/null 2>&1 & DCNT_PIDS+=($!)
-  done
+  local c1 c2
+  dcnt_iperf_servers h11 5301 5302
   sleep 0.5
   dcnt_in h00 iperf3 -c "$ip_h11" -p 5301 -t 5 >/dev/null 2>&1 & c1=$!; DCNT_PIDS+=($c1)
   sleep "$2"

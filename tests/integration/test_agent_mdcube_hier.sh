@@ -16,9 +16,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 DCNT_TOPO="mdcube n=2 k=1 m=5"
 DCNT_AGENT_ARGS="--hello-ms 100"
 . "$here/agent_netns_lib.sh"
-dcnt_setup
-dcnt_start_agents
-dcnt_wait_ready 30 || { echo "FAIL: agents not ready"; exit 1; }
+dcnt_up 30
 sw=$(dcnt_ns sw)
 PY=/usr/bin/python3
 

@@ -8,12 +8,9 @@ agreeing with tshark frame by frame. Also: bad `--capture` input, and the
 captures of a killed run ending with `make clean-testbed`. Root only; run by
 tests/integration/run.sh under the machine-wide lock."""
 import os
-import pty
 import re
-import select
 import shlex
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -24,10 +21,13 @@ import pytest
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 from orchestrator import state, testing  # noqa: E402
 from orchestrator.topology import tool_path  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "inspect"))
+from pcaptools import tshark_env, tshark_fields  # noqa: E402
+from tb_harness import (ENTRY, alive, clean_testbed, kill_hard, no_traceback, read_until,  # noqa: E402
+                        start_held, start_on_pty)
 
 BUILD = testing.build_dir()
 REPO = testing.REPO
-ENTRY = os.path.join(REPO, "orchestrator", "dcn_testbed.py")
 DOC = os.path.join(REPO, "docs", "inspection.md")
 DOC_DIR = "/tmp/dcn-capture"  # the folder the documented commands use; the test's own replaces it
 LUA = os.path.join(REPO, "tools", "wireshark", "dcn.lua")
@@ -39,19 +39,6 @@ pytestmark = [
 ]
 needs_agent = pytest.mark.skipif(not testing.agent_built(BUILD) or "bcube" not in testing.families(BUILD),
                                  reason="needs dcn-agent and the bcube family")
-
-
-def alive(pid):
-    try:
-        with open("/proc/%d/stat" % pid) as f:
-            st = f.read()
-    except OSError:
-        return False
-    return st[st.rindex(")") + 2] != "Z"
-
-
-def no_traceback(text):
-    assert "Traceback" not in text and "Exception ignored" not in text, text
 
 
 def doc_example():
@@ -81,26 +68,6 @@ def check_shown(cmd, shown, out):
             assert want in out, "docs: `%s` shows %r, not in its output:\n%s" % (cmd, line, out)
 
 
-def read_until(fd, needle, timeout=60):
-    buf = b""
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        r, _, _ = select.select([fd], [], [], 0.5)
-        if r:
-            try:
-                d = os.read(fd, 65536)
-            except OSError:
-                break
-            if not d:
-                break
-            buf += d
-            if needle is not None and buf.decode(errors="replace").endswith(needle):
-                return buf.decode(errors="replace")
-    if needle is None:
-        return buf.decode(errors="replace")
-    pytest.fail("no %r in the output:\n%s" % (needle, buf.decode(errors="replace")))
-
-
 def local(cmd, tmp):
     """A documented shell command as this checkout runs it."""
     words = shlex.split(cmd.replace(DOC_DIR, tmp))
@@ -113,14 +80,6 @@ def local(cmd, tmp):
     return words
 
 
-def tshark_env(tmp):
-    env = dict(os.environ)
-    env["HOME"] = os.path.join(tmp, "home")  # no personal plugins or preferences
-    env.pop("XDG_CONFIG_HOME", None)
-    os.makedirs(env["HOME"], exist_ok=True)
-    return env
-
-
 # ----------------------------------------------------------------- decoding
 FIELDS = ["frame.number", "dcn.type_name", "dcn.src", "dcn.dst", "dcn.src_name", "dcn.dst_name", "dcn.id",
           "dcn.nhi", "dcn.nhops", "dcn.path", "dcn.checksum.status", "dcn.malformed", "_ws.malformed",
@@ -128,13 +87,10 @@ FIELDS = ["frame.number", "dcn.type_name", "dcn.src", "dcn.dst", "dcn.src_name",
 
 
 def tshark_rows(pcap, tmp):
-    cmd = ["tshark", "-X", "lua_script:" + LUA, "-o", "dcn.bcube_n:2", "-o", "dcn.bcube_k:1", "-r", pcap,
-           "-T", "fields", "-E", "separator=/t", "-E", "occurrence=f"]
-    for f in FIELDS:
-        cmd += ["-e", f]
-    r = subprocess.run(cmd, capture_output=True, text=True, timeout=60, env=tshark_env(tmp))
+    r, rows = tshark_fields(LUA, pcap, FIELDS, tmp, ["-o", "dcn.bcube_n:2", "-o", "dcn.bcube_k:1", "-E", "occurrence=f"],
+                            timeout=60)
     assert r.returncode == 0 and "Lua" not in r.stderr, "tshark %s: %s" % (pcap, r.stderr[-400:])
-    return [dict(zip(FIELDS, l.split("\t"))) for l in r.stdout.splitlines()]
+    return rows
 
 
 LINE = re.compile(r"^\S+ (?P<type>\S+) (?P<src>\S+) > (?P<dst>\S+) id (?P<id>\d+) nhi (?P<nhi>\d+)/(?P<nhops>\d+) "
@@ -239,15 +195,10 @@ def test_documented_capture_decoded_by_both_decoders():
 def _run_documented(tmp):
     steps = doc_example()
     assert steps[0][0] == "$" and "dcn_testbed.py" in steps[0][1], steps[0]
-    master, slave = pty.openpty()
-    out_r, out_w = os.pipe()
-    p = subprocess.Popen(local(steps[0][1], tmp), stdin=slave, stdout=out_w, stderr=out_w, cwd=REPO,
-                         preexec_fn=os.setsid)
-    os.close(slave)
-    os.close(out_w)
+    p, master, out_r = start_on_pty(local(steps[0][1], tmp), cwd=REPO)
     t0 = time.time()
     try:
-        out = read_until(out_r, "dcn> ")
+        out = read_until(out_r, "dcn> ", timeout=60, at_end=True)
         no_traceback(out)
         check_shown(steps[0][1], steps[0][2], out.replace(tmp, DOC_DIR))
         data = state.load()
@@ -262,7 +213,7 @@ def _run_documented(tmp):
                 out = read_until(out_r, None, timeout=60)
                 p.wait(30)
             else:
-                out = read_until(out_r, "dcn> ")
+                out = read_until(out_r, "dcn> ", timeout=60, at_end=True)
                 out = out[:-len("dcn> ")]
                 if cmd == "capture start h10 s0_0-eth1":  # every tcpdump the run started
                     caps = [r for r in state.load()["procs"] if r["what"].startswith("capture ")]
@@ -349,27 +300,15 @@ def test_bad_capture_input_is_one_line_and_builds_nothing(tmp_path):
 def test_captures_of_a_killed_run_go_with_make_clean_testbed(tmp_path):
     """SIGKILL leaves the tcpdumps running (each in its own session); the
     state file lists them, so --clean ends them."""
-    p = subprocess.Popen([sys.executable, ENTRY, "--build-dir", BUILD, "--topo", "tree leaves=1 per_leaf=2",
-                          "--switch", "lxbr", "--no-smoke", "--hold", "--capture", "h1,s0-eth0",
-                          "--capture-dir", str(tmp_path)],
-                         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    out = ""
-    deadline = time.time() + 60
-    while "holding the testbed up" not in out and time.time() < deadline:
-        line = p.stdout.readline()
-        if not line:
-            break
-        out += line
+    p, out = start_held(["--build-dir", BUILD, "--topo", "tree leaves=1 per_leaf=2", "--switch", "lxbr", "--no-smoke",
+                         "--hold", "--capture", "h1,s0-eth0", "--capture-dir", str(tmp_path)])
     assert "holding the testbed up" in out, out
     data = state.load()
     caps = [r for r in data["procs"] if r["what"].startswith("capture ")]
     assert sorted(r["what"] for r in caps) == ["capture h1-eth0", "capture s0-eth0"], caps
-    os.kill(p.pid, signal.SIGKILL)
-    p.wait()
-    p.stdout.close()
+    kill_hard(p)
     assert all(alive(r["pid"]) for r in caps)
-    r = subprocess.run([sys.executable, ENTRY, "--clean"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    assert r.returncode == 0, r.stdout
+    clean_testbed()
     assert not [c for c in caps if alive(c["pid"])], "a tcpdump survived make clean-testbed"
     assert testing.leftovers_of_state(data) == {}
     assert sorted(os.listdir(tmp_path)) == ["h1-eth0.pcap", "s0-eth0.pcap"]

@@ -4,8 +4,6 @@ stdout (`| tee` killed); processes left in the hosts' namespaces (daemons
 started from the CLI) at teardown and after a killed run. Root only; run by
 tests/integration/run.sh under the machine-wide lock."""
 import os
-import pty
-import select
 import signal
 import subprocess
 import sys
@@ -16,9 +14,10 @@ import pytest
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 from orchestrator import state, testing  # noqa: E402
 from orchestrator.testbed import Testbed  # noqa: E402
+from tb_harness import (ENTRY, alive, clean_testbed, kill_hard, no_traceback, read_until,  # noqa: E402
+                        start_held, start_on_pty)
 
 BUILD = testing.build_dir()
-ENTRY = os.path.join(testing.REPO, "orchestrator", "dcn_testbed.py")
 SMALL = ["--build-dir", BUILD, "--topo", "tree leaves=1 per_leaf=2", "--switch", "lxbr", "--no-smoke"]
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="needs root (network namespaces)")
 
@@ -27,63 +26,14 @@ def quiet(_msg):
     pass
 
 
-def no_traceback(text):
-    assert "Traceback" not in text and "Exception ignored" not in text, text
-
-
 def assert_nothing_left(data):
     assert testing.leftovers_of_state(data) == {}
     assert state.load() is None
 
 
-def alive(pid):
-    """Running, i.e. not gone and not a zombie (the container's init may reap
-    an orphan's zombie late)."""
-    try:
-        with open("/proc/%d/stat" % pid) as f:
-            st = f.read()
-    except OSError:
-        return False
-    return st[st.rindex(")") + 2] != "Z"
-
-
-def read_until(fd, needle, timeout=90):
-    buf = b""
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        r, _, _ = select.select([fd], [], [], 0.5)
-        if r:
-            try:
-                d = os.read(fd, 65536)
-            except OSError:
-                break
-            if not d:
-                break
-            buf += d
-            if needle.encode() in buf:
-                return buf.decode(errors="replace")
-    pytest.fail("no %r in the output:\n%s" % (needle, buf.decode(errors="replace")))
-
-
-def start_on_pty(ctty):
-    """The entry script with a pty as stdin and a pipe as stdout and stderr,
-    as `sudo make testbed 2>&1 | tee log` on a terminal. ctty: the pty is the
-    child's controlling terminal (else only its stdin)."""
-    master, slave = pty.openpty()
-    out_r, out_w = os.pipe()
-
-    def child_setup():
-        os.setsid()
-        if ctty:
-            import fcntl
-            import termios
-            fcntl.ioctl(0, termios.TIOCSCTTY, 0)
-
-    p = subprocess.Popen([sys.executable, ENTRY] + SMALL, stdin=slave, stdout=out_w, stderr=out_w,
-                         preexec_fn=child_setup)
-    os.close(slave)
-    os.close(out_w)
-    return p, master, out_r
+def start_small_on_pty(ctty):
+    """The entry script on a pty (tb_harness.start_on_pty)."""
+    return start_on_pty([sys.executable, ENTRY] + SMALL, ctty=ctty)
 
 
 def wait_blocked_reading_stdin(pid, timeout=10):
@@ -117,7 +67,7 @@ def finish(p, out_r, timeout=60):
 def test_terminal_that_fails_with_eio_ends_in_one_line_and_a_teardown():
     """The pty's master goes away while the CLI waits for input: the read on
     the terminal fails with EIO. Before: a traceback from input()."""
-    p, master, out_r = start_on_pty(ctty=False)
+    p, master, out_r = start_small_on_pty(ctty=False)
     out = read_until(out_r, "dcn> ")
     data = state.load()
     assert data and data["owner"]["pid"] == p.pid
@@ -135,7 +85,7 @@ def test_terminal_that_fails_with_eio_ends_in_one_line_and_a_teardown():
 
 
 def test_ctrl_d_in_the_cli_tears_down():
-    p, master, out_r = start_on_pty(ctty=True)
+    p, master, out_r = start_small_on_pty(ctty=True)
     out = read_until(out_r, "dcn> ")
     data = state.load()
     os.write(master, b"\x04")  # Ctrl-D: the terminal's EOF character
@@ -230,15 +180,7 @@ def test_daemon_started_in_a_host_ends_with_the_teardown_and_nothing_else_does()
 
 
 def test_daemon_of_a_killed_run_goes_with_make_clean_testbed():
-    p = subprocess.Popen([sys.executable, ENTRY, "--hold"] + SMALL, stdin=subprocess.DEVNULL,
-                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    out = ""
-    deadline = time.time() + 60
-    while "holding the testbed up" not in out and time.time() < deadline:
-        line = p.stdout.readline()
-        if not line:
-            break
-        out += line
+    p, out = start_held(["--hold"] + SMALL)
     data = state.load()
     assert data and data["owner"]["pid"] == p.pid, out
     host = next(r for r in data["hosts"] if r["what"] == "host h1")
@@ -247,17 +189,13 @@ def test_daemon_of_a_killed_run_goes_with_make_clean_testbed():
     def run(cmd):
         subprocess.run(nsenter + cmd.split(), check=True)
     pid = _iperf_daemon(run, "/run/dcn-testbed/test-iperf3-k.pid", 5398)
-    os.kill(p.pid, signal.SIGKILL)
-    p.wait()
-    p.stdout.close()
+    kill_hard(p)
     # the host shells die with their pty master; the daemon keeps the namespace
     deadline = time.time() + 10
     while state.same_process(host) and time.time() < deadline:
         time.sleep(0.1)
     assert alive(pid)
-    r = subprocess.run([sys.executable, ENTRY, "--clean"], stdout=subprocess.PIPE,
-                       stderr=subprocess.STDOUT, text=True)
-    assert r.returncode == 0, r.stdout
+    clean_testbed()
     assert not alive(pid), "iperf3 -D survived make clean-testbed"
     assert testing.leftovers_of_state(data) == {}
     assert state.load() is None

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/engine.h"
-#include "agent/pcap_io.h"
+#include "agent/core/engine.h"
+#include "agent/os/pcap_io.h"
 #include "testutil.h"
 
 #define AH_MAX_OUT 256
@@ -129,6 +129,34 @@ static inline void ah_all_hellos(harness *h)
     for (unsigned i = 0; i < 256; i++)
         if (h->e.nt.e[i].valid)
             ah_hello(h, h->e.nt.e[i].port, h->e.nt.e[i].node, 0);
+    h->nout = 0;
+}
+
+/* Hellos from every neighbour, each from the port it really uses towards
+ * us (through a switch: the port to its own switch on the hop, across a
+ * fibre the peer switch), so the neighbour table holds the MACs
+ * ah_mac(node, that port); then the capture emptied. */
+static inline void ah_hellos_from_true_ports(harness *h)
+{
+    for (unsigned i = 0; i < 256; i++) {
+        const neigh_entry *ne = &h->e.nt.e[i];
+        if (!ne->valid)
+            continue;
+        uint32_t via = dcn_peer(&h->t, h->e.self, ne->port).node;
+        int from_port = -1;
+        if (dcn_kind(&h->t, via) == DCN_SERVER) {
+            from_port = dcn_topo_port_to(&h->t, ne->node, h->e.self);
+        } else {
+            /* the neighbour's own switch on this hop: via itself, or the
+             * peer switch across a fiber */
+            uint32_t hop[3];
+            unsigned nv = nha_step(&h->t, h->e.self, (uint8_t)i, hop);
+            ck_assert_uint_gt(nv, 0);
+            from_port = dcn_topo_port_to(&h->t, ne->node, hop[nv - 2]);
+        }
+        ck_assert_int_ge(from_port, 0);
+        ah_hello(h, ne->port, ne->node, (unsigned)from_port);
+    }
     h->nout = 0;
 }
 

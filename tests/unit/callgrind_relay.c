@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/engine.h"
+#include "agent/core/engine.h"
 #include "topo/bfs.h"
 #include "topo/family.h"
 

@@ -1,4 +1,4 @@
-/* BSR (agent/src/agent/bsr.h) driven by a fake io: a manual clock and a
+/* BSR (agent/src/agent/bsr/bsr.h) driven by a fake io: a manual clock and a
  * list of the probes it sends, answered by the test. BCube n=4 k=1 with the
  * source h00 unless said otherwise: towards h33 the path set is
  *   P0 = h00 s0_0 h03 s1_3 h33   (leaves on level 0)
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/bsr.h"
+#include "agent/bsr/bsr.h"
 #include "testutil.h"
 #include "topo/bfs.h"
 #include "topo/failures.h"
@@ -154,6 +154,18 @@ static void family_set(const fx *x, uint32_t dst, dcn_pathset *s)
     ck_assert_int_ge(tu_paths(&x->t, NULL, x->self, dst, NULL, 1, s), 1);
 }
 
+/* The flow most tests follow, h00 -> h33 (source port 1000), not routed
+ * yet: its key; *dst = h33, *set = the family's path set to it (the
+ * caller frees it). */
+static bsr_flow_key flow_h33(fx *x, uint32_t *dst, dcn_pathset **set)
+{
+    *dst = tu_node(&x->t, "h33");
+    *set = calloc(1, sizeof **set);
+    ck_assert_ptr_nonnull(*set);
+    family_set(x, *dst, *set);
+    return key_of(x, *dst, 1000);
+}
+
 static bool crosses(const dcn_path *p, uint32_t a, uint32_t b)
 {
     for (uint32_t i = 0; i + 1 < p->len; i++)
@@ -229,10 +241,9 @@ END_TEST
 START_TEST(best_bandwidth_wins_one_path_per_flow)
 {
     fx *x = fx_bcube();
-    uint32_t dst = tu_node(&x->t, "h33");
-    dcn_pathset *set = calloc(1, sizeof *set);
-    family_set(x, dst, set);
-    bsr_flow_key k = key_of(x, dst, 1000);
+    uint32_t dst;
+    dcn_pathset *set;
+    bsr_flow_key k = flow_h33(x, &dst, &set);
     ck_assert_ptr_nonnull(bsr_route(x->b, &k, dst));
 
     answer(x, probe_on(x, 0, &k, &set->path[0]), 200);
@@ -486,10 +497,9 @@ END_TEST
 START_TEST(path_failure_switches_at_once_to_cached_path)
 {
     fx *x = fx_bcube();
-    uint32_t dst = tu_node(&x->t, "h33");
-    dcn_pathset *set = calloc(1, sizeof *set);
-    family_set(x, dst, set);
-    bsr_flow_key k = key_of(x, dst, 1000);
+    uint32_t dst;
+    dcn_pathset *set;
+    bsr_flow_key k = flow_h33(x, &dst, &set);
     bsr_route(x->b, &k, dst);
     answer(x, probe_on(x, 0, &k, &set->path[0]), 300);
     answer(x, probe_on(x, 0, &k, &set->path[1]), 900);
@@ -549,10 +559,9 @@ END_TEST
 START_TEST(failure_without_cached_path_uses_repaired_set)
 {
     fx *x = fx_bcube();
-    uint32_t dst = tu_node(&x->t, "h33");
-    dcn_pathset *set = calloc(1, sizeof *set);
-    family_set(x, dst, set);
-    bsr_flow_key k = key_of(x, dst, 1000);
+    uint32_t dst;
+    dcn_pathset *set;
+    bsr_flow_key k = flow_h33(x, &dst, &set);
     bsr_route(x->b, &k, dst); /* on P0, nothing answered yet: no cached path */
     uint32_t a = tu_node(&x->t, "h03"), b = tu_node(&x->t, "s1_3");
     bsr_on_path_failure(x->b, a, b);
@@ -568,10 +577,9 @@ END_TEST
 START_TEST(probe_timeout_gives_bfs_alternate)
 {
     fx *x = fx_bcube();
-    uint32_t dst = tu_node(&x->t, "h33");
-    dcn_pathset *set = calloc(1, sizeof *set);
-    family_set(x, dst, set);
-    bsr_flow_key k = key_of(x, dst, 1000);
+    uint32_t dst;
+    dcn_pathset *set;
+    bsr_flow_key k = flow_h33(x, &dst, &set);
     bsr_route(x->b, &k, dst);
     answer(x, probe_on(x, 0, &k, &set->path[0]), 500);
     /* A link off both paths is known failed; P1's probe is never answered. */
@@ -608,10 +616,9 @@ END_TEST
 START_TEST(failure_during_probe_replaces_that_path)
 {
     fx *x = fx_bcube();
-    uint32_t dst = tu_node(&x->t, "h33");
-    dcn_pathset *set = calloc(1, sizeof *set);
-    family_set(x, dst, set);
-    bsr_flow_key k = key_of(x, dst, 1000);
+    uint32_t dst;
+    dcn_pathset *set;
+    bsr_flow_key k = flow_h33(x, &dst, &set);
     bsr_route(x->b, &k, dst); /* on P0; both probes out */
     uint32_t a = tu_node(&x->t, "s1_0"), b = tu_node(&x->t, "h30");
     bsr_on_path_failure(x->b, a, b); /* P1's probe failed */
@@ -664,10 +671,9 @@ START_TEST(probe_across_failed_link_clears_it)
     fx *x = fx_new("bcube n=4 k=1", "h00");
     x->cfg.faildb_timeout_ms = 600000;
     fx_create(x, 3);
-    uint32_t dst = tu_node(&x->t, "h33");
-    dcn_pathset *set = calloc(1, sizeof *set);
-    family_set(x, dst, set);
-    bsr_flow_key k = key_of(x, dst, 1000);
+    uint32_t dst;
+    dcn_pathset *set;
+    bsr_flow_key k = flow_h33(x, &dst, &set);
     bsr_route(x->b, &k, dst);
     answer(x, probe_on(x, 0, &k, &set->path[0]), 500);
     answer(x, probe_on(x, 0, &k, &set->path[1]), 500);
@@ -691,10 +697,9 @@ END_TEST
 START_TEST(local_port_down_is_a_failed_link)
 {
     fx *x = fx_bcube();
-    uint32_t dst = tu_node(&x->t, "h33");
-    dcn_pathset *set = calloc(1, sizeof *set);
-    family_set(x, dst, set);
-    bsr_flow_key k = key_of(x, dst, 1000);
+    uint32_t dst;
+    dcn_pathset *set;
+    bsr_flow_key k = flow_h33(x, &dst, &set);
     ck_assert(same_path(bsr_route(x->b, &k, dst), &set->path[0]));
     uint16_t port0 = (uint16_t)dcn_topo_port_to(&x->t, x->self, set->path[0].node[1]);
     bsr_on_local_port(x->b, port0, 0);

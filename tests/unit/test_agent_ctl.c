@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/ctl.h"
+#include "agent/ctl/ctl.h"
 #include "agent/options.h"
 #include "agent_harness.h"
 

@@ -13,7 +13,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "agent/ctl_server.h"
+#include "agent/ctl/ctl_server.h"
 #include "agent_harness.h"
 
 typedef struct fixture {

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "agent/csum.h"
+#include "agent/core/csum.h"
 #include "agent_harness.h"
 
 enum { H00 = 0, H01 = 1, H10 = 2, H11 = 3 };
@@ -154,6 +154,72 @@ START_TEST(ip_total_length_below_header_is_dropped)
     engine_rx_frame(&h->e, 0, buf, n);
     ck_assert_int_eq(h->ndeliv, 1);
     ck_assert_uint_eq(h->iplen, 20);
+    ah_free(h);
+}
+END_TEST
+
+/* The tick waits for the engine's own deadlines while nothing else is
+ * timed: the next hello, or the first neighbour that would be declared
+ * dead; 100 ms once a flow exists, and with hellos of 100 ms or less. */
+START_TEST(tick_waits_for_the_next_deadline)
+{
+    engine_config cfg;
+    engine_config_default(&cfg);
+    cfg.hello_ms = 1000;
+    cfg.dead_misses = 3; /* dead after 3 * 1000 + 1000 / 4 ms of silence */
+    harness *h = ah_new_cfg("bcube n=2 k=1", "h01", &cfg);
+    h->now = 1000;
+    engine_tick(&h->e); /* hellos sent at 1000 */
+    ck_assert(engine_idle(&h->e));
+    ck_assert_uint_eq(engine_tick_wait_ms(&h->e), 1000);
+    h->now = 1400;
+    ah_hello(h, 0, H00, 0);
+    ah_hello(h, 1, H11, 1); /* both neighbours up, dead at 1400 + 3250 + 1 */
+    ck_assert_uint_eq(engine_tick_wait_ms(&h->e), 600);
+    h->now = 4000;
+    engine_tick(&h->e); /* hello at 4000; the neighbours, silent, expire first */
+    ck_assert_uint_eq(engine_tick_wait_ms(&h->e), 651);
+    h->now = 4650;
+    engine_tick(&h->e);
+    ck_assert_uint_eq(h->e.c.neighbor_down_events, 0);
+    ck_assert_uint_eq(engine_tick_wait_ms(&h->e), ENGINE_TICK_MIN_MS);
+    h->now = 4651;
+    engine_tick(&h->e);
+    ck_assert_uint_eq(h->e.c.neighbor_down_events, 2);
+    ck_assert_uint_eq(engine_tick_wait_ms(&h->e), 349); /* the next hello */
+    /* a flow: path selection times it on the short tick */
+    h->now = 4700;
+    ah_hello(h, 0, H00, 0);
+    uint8_t buf[ENGINE_HEADROOM + 200];
+    ah_ipv4(buf + ENGINE_HEADROOM, H01, H00, 5, 6, 120);
+    engine_from_tun(&h->e, buf, 120);
+    ck_assert_ptr_nonnull(ah_find(h, DCN_T_DATA));
+    ck_assert(!engine_idle(&h->e));
+    ck_assert_uint_eq(engine_tick_wait_ms(&h->e), ENGINE_TICK_MS);
+    ah_free(h);
+    /* hellos on the grid of the interval, which every agent of the box
+     * shares: a first hello at 1234 makes the next one due at 2000 */
+    h = ah_new_cfg("bcube n=2 k=1", "h01", &cfg);
+    h->now = 1234;
+    engine_tick(&h->e);
+    ck_assert_uint_eq(h->e.c.hello_tx, 2);
+    ck_assert_uint_eq(engine_tick_wait_ms(&h->e), 766);
+    h->now = 1994;
+    engine_tick(&h->e);
+    ck_assert_uint_eq(h->e.c.hello_tx, 2);
+    h->now = 1995; /* a tick a few ms early still sends */
+    engine_tick(&h->e);
+    ck_assert_uint_eq(h->e.c.hello_tx, 4);
+    ck_assert_uint_eq(engine_tick_wait_ms(&h->e), 1000); /* due at 3000, not again at 2000 */
+    h->now = 2000;
+    engine_tick(&h->e);
+    ck_assert_uint_eq(h->e.c.hello_tx, 4);
+    ah_free(h);
+    /* fast hellos: the fixed tick, as before */
+    cfg.hello_ms = 50;
+    h = ah_new_cfg("bcube n=2 k=1", "h01", &cfg);
+    engine_tick(&h->e);
+    ck_assert_uint_eq(engine_tick_wait_ms(&h->e), ENGINE_TICK_MS);
     ah_free(h);
 }
 END_TEST
@@ -695,6 +761,7 @@ int main(void)
     tcase_add_test(tc, probe_relay_lowers_available_bandwidth);
     tcase_add_test(tc, probe_destination_answers_on_the_reverse_path);
     tcase_add_test(tc, carrier_loss_downs_neighbors_at_once);
+    tcase_add_test(tc, tick_waits_for_the_next_deadline);
     tcase_add_test(tc, hello_before_carrier_up_clears_the_failed_link);
     tcase_add_test(tc, pcap_replay_through_the_seam);
     tcase_add_test(tc, mdcube_extension_end_to_end);

@@ -5,7 +5,7 @@
  * (and behind its fibre peer) whose links are up, as the switches would
  * carry it. */
 #include "agent_harness.h"
-#include "agent/nha.h"
+#include "agent/core/nha.h"
 #include "topo/family.h"
 
 #define NET_MAX 32
@@ -284,33 +284,57 @@ static const mdc_entry *last_entry(net *nw, const char *src)
     return x;
 }
 
+/* The MDCube of the failure tests (m=5) with a flow h3_11 -> h4_00
+ * through container 1, sent once; *sport: its source port. */
+static net *net_flow_via_1(uint16_t *sport)
+{
+    net *nw = net_new("mdcube n=2 k=1 m=5");
+    *sport = flow_through(nw, 1);
+    ck_assert_uint_eq(net_send(nw, "h3_11", "h4_00", *sport), 1);
+    return nw;
+}
+
+/* The servers of container 1 (4 servers a container) on the last path
+ * sent, in path order, into out (up to 8); their count, at least 1. */
+static uint32_t path_servers_of_1(const net *nw, uint32_t out[8])
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < nw->last_path.len && n < 8; i++) {
+        uint32_t v = nw->last_path.node[i];
+        if (v < nw->t->n_servers && v / 4 == 1)
+            out[n++] = v;
+    }
+    ck_assert_uint_ge(n, 1);
+    return n;
+}
+
+/* Where node v is on the last path sent (it is on it). */
+static uint32_t path_pos(const net *nw, uint32_t v)
+{
+    uint32_t pos = 0;
+    while (pos < nw->last_path.len && nw->last_path.node[pos] != v)
+        pos++;
+    ck_assert_uint_lt(pos, nw->last_path.len);
+    return pos;
+}
+
 /* Inner failure (Fig. 11, first cut): the link between the entry server of
  * the relay container and its switch on the fibre fails. The server before
  * the fibre hears its neighbour die and enters through the other server of
  * that switch; the source's jump does not change and it is not told. */
 START_TEST(hier_inner_failure_repaired_inside_the_container)
 {
-    net *nw = net_new("mdcube n=2 k=1 m=5");
-    uint16_t sport = flow_through(nw, 1);
-    ck_assert_uint_eq(net_send(nw, "h3_11", "h4_00", sport), 1);
+    uint16_t sport;
+    net *nw = net_flow_via_1(&sport);
     const mdc_entry *x = last_entry(nw, "h3_11");
     int32_t jump = x->jump;
     /* the entry server into container 1: the first server of it on the path */
-    const char *entry = NULL;
-    static char name[DCN_NAME_MAX];
-    for (uint32_t i = 0; i < nw->last_path.len && !entry; i++) {
-        uint32_t v = nw->last_path.node[i];
-        if (v < nw->t->n_servers && v / 4 == 1) {
-            dcn_node_name(nw->t, v, name, sizeof name);
-            entry = name;
-        }
-    }
-    ck_assert_ptr_nonnull(entry);
-    uint32_t ev = tu_node(nw->t, entry);
-    uint32_t pos = 0;
-    while (nw->last_path.node[pos] != ev)
-        pos++;
-    uint32_t entry_sw = nw->last_path.node[pos - 1]; /* the switch the fibre ends at */
+    uint32_t c1[8];
+    path_servers_of_1(nw, c1);
+    uint32_t ev = c1[0];
+    char entry[DCN_NAME_MAX];
+    dcn_node_name(nw->t, ev, entry, sizeof entry);
+    uint32_t entry_sw = nw->last_path.node[path_pos(nw, ev) - 1]; /* the switch the fibre ends at */
     char swname[DCN_NAME_MAX];
     dcn_node_name(nw->t, entry_sw, swname, sizeof swname);
     net_fail(nw, entry, swname);
@@ -335,25 +359,15 @@ END_TEST
  * reroutes inside the container; the source keeps its jump. */
 START_TEST(hier_inner_failure_reported_to_the_segment_owner)
 {
-    net *nw = net_new("mdcube n=2 k=1 m=5");
-    uint16_t sport = flow_through(nw, 1);
-    ck_assert_uint_eq(net_send(nw, "h3_11", "h4_00", sport), 1);
+    uint16_t sport;
+    net *nw = net_flow_via_1(&sport);
     int32_t jump = last_entry(nw, "h3_11")->jump;
     /* the servers of container 1 on the path: owner first */
-    uint32_t c1[8], n1 = 0;
-    for (uint32_t i = 0; i < nw->last_path.len; i++) {
-        uint32_t v = nw->last_path.node[i];
-        if (v < nw->t->n_servers && v / 4 == 1)
-            c1[n1++] = v;
-    }
-    ck_assert_uint_ge(n1, 1);
+    uint32_t c1[8], n1 = path_servers_of_1(nw, c1);
     /* fail the cable of the last container-1 server towards its exit
      * switch by dropping its carrier (the emulator's link cut) */
     uint32_t last = c1[n1 - 1];
-    uint32_t pos = 0;
-    while (nw->last_path.node[pos] != last)
-        pos++;
-    uint32_t exit_sw = nw->last_path.node[pos + 1];
+    uint32_t exit_sw = nw->last_path.node[path_pos(nw, last) + 1];
     int port = dcn_topo_port_to(nw->t, last, exit_sw);
     ck_assert_int_ge(port, 0);
     char a[DCN_NAME_MAX], b[DCN_NAME_MAX];
@@ -385,9 +399,8 @@ END_TEST
  * by Theorem 4 it shares no intermediate container with the old one. */
 START_TEST(hier_fibre_failure_unreachable_and_new_jump)
 {
-    net *nw = net_new("mdcube n=2 k=1 m=5");
-    uint16_t sport = flow_through(nw, 1);
-    ck_assert_uint_eq(net_send(nw, "h3_11", "h4_00", sport), 1);
+    uint16_t sport;
+    net *nw = net_flow_via_1(&sport);
     /* the fibre 1 <-> 4: container 1's switch *1 to container 4's 1* */
     net_fail(nw, "s1_x1", "s4_1x");
     net_time(nw, 3500);

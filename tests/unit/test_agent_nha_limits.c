@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "testutil.h"
-#include "nha.h"
+#include "agent/core/nha.h"
 
 static int check(const char *spec, char *err, size_t len)
 {

@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/tun_gro.h"
-#include "agent/tun_offload.h"
+#include "agent/core/tun_gro.h"
+#include "agent/core/tun_offload.h"
 #include "agent_harness.h"
 
 static volatile long allocs; /* volatile: the compiler assumes malloc leaves our statics alone */
@@ -53,31 +53,6 @@ static long count_so_far(void)
 {
     counting = 0;
     return allocs;
-}
-
-/* Hellos from every neighbour, from the port it really uses towards us. */
-static void hellos_from_true_ports(harness *h)
-{
-    for (unsigned i = 0; i < 256; i++) {
-        const neigh_entry *ne = &h->e.nt.e[i];
-        if (!ne->valid)
-            continue;
-        uint32_t via = dcn_peer(&h->t, h->e.self, ne->port).node;
-        int from_port = -1;
-        if (dcn_kind(&h->t, via) == DCN_SERVER) {
-            from_port = dcn_topo_port_to(&h->t, ne->node, h->e.self);
-        } else {
-            /* the neighbour's own switch on this hop: via itself, or the
-             * peer switch across a fiber */
-            uint32_t hop[3];
-            unsigned nv = nha_step(&h->t, h->e.self, (uint8_t)i, hop);
-            ck_assert_uint_gt(nv, 0);
-            from_port = dcn_topo_port_to(&h->t, ne->node, hop[nv - 2]);
-        }
-        ck_assert_int_ge(from_port, 0);
-        ah_hello(h, ne->port, ne->node, (unsigned)from_port);
-    }
-    h->nout = 0;
 }
 
 static const ps_flow_info *flow_to(harness *h, uint32_t dst, ps_flow_info *fl, int max)
@@ -170,7 +145,7 @@ static void no_allocation_in_n(const char *spec, uint32_t max_flows)
     uint32_t n_servers = t.n_servers;
     dcn_topo_free(&t);
     harness *h = new_harness(spec, self);
-    hellos_from_true_ports(h);
+    ah_hellos_from_true_ports(h);
     /* a first flow, and a failed link of its path set in the database */
     uint32_t first = n_servers - 1;
     from_tun(h, first, 1);
@@ -244,11 +219,11 @@ START_TEST(mdcube_hier_no_allocation)
     const char *spec = "mdcube n=2 k=1 m=2x2";
     harness *h = ah_new(spec, "h0_00");
     ck_assert_ptr_nonnull(h->e.hier);
-    hellos_from_true_ports(h);
+    ah_hellos_from_true_ports(h);
     /* a packet from container 1 to container 2 whose first segment ends at
      * h0_00 (its jump goes through container 0) */
     harness *src = ah_new(spec, "h1_00");
-    hellos_from_true_ports(src);
+    ah_hellos_from_true_ports(src);
     static frame relay;
     relay.len = 0;
     for (uint16_t sport = 1; sport < 400 && !relay.len; sport++) {

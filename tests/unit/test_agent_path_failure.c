@@ -12,22 +12,6 @@
 
 static const char *const SPEC = "bcube n=4 k=1";
 
-/* Hellos from every neighbour, each from the port it really uses towards us,
- * so the neighbour table holds the MACs ah_mac(node, that port). */
-static void hellos_from_true_ports(harness *h)
-{
-    for (unsigned i = 0; i < 256; i++) {
-        const neigh_entry *ne = &h->e.nt.e[i];
-        if (!ne->valid)
-            continue;
-        uint32_t via = dcn_peer(&h->t, h->e.self, ne->port).node;
-        int from_port = dcn_topo_port_to(&h->t, ne->node, dcn_kind(&h->t, via) == DCN_SERVER ? h->e.self : via);
-        ck_assert_int_ge(from_port, 0);
-        ah_hello(h, ne->port, ne->node, (unsigned)from_port);
-    }
-    h->nout = 0;
-}
-
 static uint64_t ps_counter_value(harness *h, const char *name)
 {
     ps_counter pc[32];
@@ -92,7 +76,7 @@ static uint32_t other_switch(harness *h, uint32_t s, uint32_t sw)
 START_TEST(at_the_source_each_rule_drops_a_forged_message)
 {
     harness *h = ah_new(SPEC, "h00");
-    hellos_from_true_ports(h);
+    ah_hellos_from_true_ports(h);
     uint32_t h11 = tu_node(&h->t, "h11");
     uint8_t ip[ENGINE_HEADROOM + 200];
     ah_ipv4(ip + ENGINE_HEADROOM, h->e.self, h11, 5, 6, 100);
@@ -156,7 +140,7 @@ START_TEST(a_relay_drops_forged_messages_and_relays_good_ones)
 {
     /* h11 -> s1_1 -> h01 -> s0_0 -> h00; h01 overhears it */
     harness *h = ah_new(SPEC, "h01");
-    hellos_from_true_ports(h);
+    ah_hellos_from_true_ports(h);
     const char *names[] = {"h11", "s1_1", "h01", "s0_0", "h00"};
     dcn_path back = node_path(h, names, 5);
     uint32_t h11 = back.node[0], s1_1 = back.node[1], h01 = back.node[2];
@@ -194,7 +178,7 @@ END_TEST
 START_TEST(data_on_a_port_its_path_does_not_name_is_dropped)
 {
     harness *h = ah_new(SPEC, "h01");
-    hellos_from_true_ports(h);
+    ah_hellos_from_true_ports(h);
     const char *names[] = {"h00", "s0_0", "h01", "s1_1", "h11"};
     dcn_path p = node_path(h, names, 5);
     uint8_t nha[8], ip[100], buf[512];
@@ -220,7 +204,7 @@ END_TEST
 START_TEST(source_nhas_follow_a_path_switch)
 {
     harness *h = ah_new(SPEC, "h00");
-    hellos_from_true_ports(h);
+    ah_hellos_from_true_ports(h);
     uint32_t h11 = tu_node(&h->t, "h11");
     uint8_t ip[ENGINE_HEADROOM + 200];
     uint8_t before[8], after[8], want[8];

@@ -3,9 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/csum.h"
-#include "agent/nha.h"
-#include "agent/proto.h"
+#include "agent/core/csum.h"
+#include "agent/core/nha.h"
+#include "agent/core/proto.h"
 #include "testutil.h"
 #include "topo/rng.h"
 

@@ -4,11 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/csum.h"
-#include "agent/engine.h"
-#include "agent/proto.h"
-#include "agent/tun_gro.h"
-#include "agent/tun_offload.h"
+#include "agent/core/csum.h"
+#include "agent/core/engine.h"
+#include "agent/core/proto.h"
+#include "agent/core/tun_gro.h"
+#include "agent/core/tun_offload.h"
 #include "testutil.h"
 #include "topo/rng.h"
 

@@ -25,8 +25,9 @@ static void pair(int sv[2])
 
 static void nonblocking(int fd) { ck_assert_int_eq(fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK), 0); }
 
-/* Child: writes total bytes of the pattern to fd in odd-sized pieces, then exits. */
-static pid_t spawn_writer(int fd, uint64_t total, int *close_in_child, int n_close)
+/* fork(): the child's pid in the parent; in the child 0, once it has
+ * closed the n_close descriptors of close_in_child. */
+static pid_t fork_closing(const int *close_in_child, int n_close)
 {
     pid_t pid = fork();
     ck_assert_int_ge(pid, 0);
@@ -34,6 +35,15 @@ static pid_t spawn_writer(int fd, uint64_t total, int *close_in_child, int n_clo
         return pid;
     for (int i = 0; i < n_close; i++)
         close(close_in_child[i]);
+    return 0;
+}
+
+/* Child: writes total bytes of the pattern to fd in odd-sized pieces, then exits. */
+static pid_t spawn_writer(int fd, uint64_t total, int *close_in_child, int n_close)
+{
+    pid_t pid = fork_closing(close_in_child, n_close);
+    if (pid)
+        return pid;
     static unsigned char buf[100003];
     for (uint64_t off = 0; off < total;) {
         size_t len = total - off < sizeof buf ? (size_t)(total - off) : sizeof buf;
@@ -51,12 +61,9 @@ static pid_t spawn_writer(int fd, uint64_t total, int *close_in_child, int n_clo
  * report_fd; exit status 0 when every byte was right. */
 static pid_t spawn_reader(int fd, int report_fd, int *close_in_child, int n_close)
 {
-    pid_t pid = fork();
-    ck_assert_int_ge(pid, 0);
+    pid_t pid = fork_closing(close_in_child, n_close);
     if (pid)
         return pid;
-    for (int i = 0; i < n_close; i++)
-        close(close_in_child[i]);
     static unsigned char buf[65521];
     uint64_t off = 0;
     int good = 1;

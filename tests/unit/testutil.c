@@ -1,5 +1,6 @@
 #include "testutil.h"
 
+#include "topo/bfs.h"
 #include "topo/json.h"
 
 #include <stdio.h>
@@ -38,6 +39,12 @@ const char *tu_build_fails(const char *spec)
     ck_assert_msg(rc < 0, "building '%s' should have failed", spec);
     ck_assert_msg(strchr(err, '\n') == NULL && strlen(err) > 0, "error must be one line: '%s'", err);
     return err;
+}
+
+void tu_build_fails_with(const char *spec, const char *want)
+{
+    const char *err = tu_build_fails(spec);
+    ck_assert_msg(strstr(err, want) != NULL, "building '%s' failed with '%s', not with '%s'", spec, err, want);
 }
 
 uint32_t tu_node(const dcn_topo *t, const char *name)
@@ -132,4 +139,23 @@ int tu_run(Suite *s)
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);
     return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+uint32_t tu_server_diameter(const dcn_topo *t, double *sum_hops)
+{
+    uint32_t *hops = malloc(t->n_servers * sizeof *hops), diam = 0;
+    ck_assert_ptr_nonnull(hops);
+    double sum = 0;
+    for (uint32_t a = 0; a < t->n_servers; a++) {
+        dcn_bfs_server_distances(t, a, NULL, NULL, hops);
+        for (uint32_t b = 0; b < t->n_servers; b++) {
+            TU_CHECK(hops[b] != UINT32_MAX, "servers %u and %u disconnected", a, b);
+            diam = hops[b] > diam ? hops[b] : diam;
+            sum += hops[b];
+        }
+    }
+    free(hops);
+    if (sum_hops)
+        *sum_hops = sum;
+    return diam;
 }

@@ -13,6 +13,8 @@
 void tu_build(dcn_topo *t, const char *spec);
 /* Builds and expects failure; returns the error message (static buffer). */
 const char *tu_build_fails(const char *spec);
+/* tu_build_fails, and its message contains want. */
+void tu_build_fails_with(const char *spec, const char *want);
 /* Server id by name, failing the test when unknown. */
 uint32_t tu_node(const dcn_topo *t, const char *name);
 /* "0001 <3,001> 1001" style rendering of a path (static buffer). */
@@ -33,6 +35,10 @@ void tu_check_paths_fast(const dcn_topo *t, const dcn_pathset *s, uint32_t src, 
         if (!(cond))                                                                                                   \
             ck_abort_msg(__VA_ARGS__);                                                                                 \
     } while (0)
+/* BFS from every server: fails the test when a pair is disconnected;
+ * returns the diameter in server hops and, if sum_hops, the sum of the
+ * shortest paths over the ordered pairs there. */
+uint32_t tu_server_diameter(const dcn_topo *t, double *sum_hops);
 /* One member of the family's `formulas` JSON (what `dcn-topo stats` prints). */
 long long tu_formula(const dcn_topo *t, const char *key);
 /* A node's name (static buffer, valid until the next call). */

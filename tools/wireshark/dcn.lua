@@ -2,7 +2,7 @@
 -- 0x88B5), as specified byte for byte in docs/protocol.md. Install with
 -- `make wireshark-plugin`, or load once with `tshark -X lua_script:dcn.lua`.
 --
--- Checks follow the agent's codec (agent/src/agent/proto.c) in the same
+-- Checks follow the agent's codec (agent/src/agent/core/proto.c) in the same
 -- order, and name a malformed frame with the tokens dcn-dump prints
 -- (agent/src/dump/dump_decode.h): truncated, bad-version, bad-extension,
 -- bad-checksum, unknown-type, nhi-beyond-path, nhi-zero, and, with the

@@ -8,23 +8,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "ctl_server.h"
-#include "engine.h"
-#include "nha.h"
-#include "linkmon.h"
+#include "agent/core/engine.h"
+#include "agent/core/nha.h"
+#include "agent/core/tun_gro.h"
+#include "agent/core/tun_offload.h"
+#include "agent/ctl/ctl_server.h"
+#include "agent/os/linkmon.h"
+#include "agent/os/pcap_io.h"
+#include "agent/os/pidfile.h"
+#include "agent/os/rawsock.h"
+#include "agent/os/tun.h"
 #include "options.h"
-#include "pcap_io.h"
-#include <sys/uio.h>
-
-#include "pidfile.h"
-#include "rawsock.h"
 #include "topo/bfs.h"
-#include "tun.h"
-#include "tun_gro.h"
-#include "tun_offload.h"
 
 #define TUN_BURST 64
 #define RX_BURSTS 4
@@ -42,6 +41,7 @@ typedef struct agent {
     linkmon *lm;
     ev_io lm_w;
     ev_timer tick_w;
+    uint32_t tick_ms; /* what tick_w was last armed with */
     ev_signal sig_w[2];
     ctl_server *ctl;
     pcap_writer *pcap;
@@ -191,6 +191,26 @@ static void detach_port(agent *a, unsigned p)
     logf_("port %u: %s gone", p, a->ifname[p]);
 }
 
+/* The tick is a one-shot timer, armed again after each tick for as long as
+ * the engine may wait (engine_tick_wait_ms): 100 ms while flows or failures
+ * are being timed, else until the next hello or neighbour expiry. */
+static void arm_tick(agent *a, uint32_t ms)
+{
+    ev_timer_stop(a->loop, &a->tick_w);
+    ev_timer_set(&a->tick_w, ms / 1000.0, 0.);
+    ev_timer_start(a->loop, &a->tick_w);
+    a->tick_ms = ms;
+}
+
+/* After I/O: a first flow or failure makes the engine busy; its timers
+ * then need the short tick at once, not at the end of a long wait. */
+static void hurry_tick(agent *a)
+{
+    if (a->tick_ms > ENGINE_TICK_MS && !engine_idle(a->e) &&
+        ev_timer_remaining(a->loop, &a->tick_w) > ENGINE_TICK_MS / 1000.0)
+        arm_tick(a, ENGINE_TICK_MS);
+}
+
 static void on_port(struct ev_loop *loop, ev_io *w, int revents)
 {
     (void)loop;
@@ -218,6 +238,7 @@ static void on_port(struct ev_loop *loop, ev_io *w, int revents)
             break;
     }
     a->in_batch = false;
+    hurry_tick(a);
 }
 
 static void emit_from_tun(void *ctx, uint8_t *buf, size_t len)
@@ -258,6 +279,7 @@ static void on_tun(struct ev_loop *loop, ev_io *w, int revents)
             a->e->c.drop_bad_offload++;
     }
     flush_all(a);
+    hurry_tick(a);
 }
 
 static void on_link(void *ctx, int ifindex, const char *ifname, bool exists, bool carrier)
@@ -277,6 +299,7 @@ static void on_link(void *ctx, int ifindex, const char *ifname, bool exists, boo
         }
     }
     flush_all(a);
+    hurry_tick(a);
 }
 
 static void on_linkmon(struct ev_loop *loop, ev_io *w, int revents)
@@ -320,6 +343,7 @@ static void on_tick(struct ev_loop *loop, ev_timer *w, int revents)
     log_neighbor_changes(a);
     if (a->pcap)
         pcapw_flush(a->pcap);
+    arm_tick(a, engine_tick_wait_ms(a->e));
 }
 
 static void on_signal(struct ev_loop *loop, ev_signal *w, int revents)
@@ -487,8 +511,8 @@ int main(int argc, char **argv)
         ev_io_start(a->loop, &a->lm_w);
     }
     ctl_server_start(a->ctl, a->loop);
-    ev_timer_init(&a->tick_w, on_tick, 0.1, 0.1);
-    ev_timer_start(a->loop, &a->tick_w);
+    ev_timer_init(&a->tick_w, on_tick, 0., 0.);
+    arm_tick(a, ENGINE_TICK_MS);
     ev_signal_init(&a->sig_w[0], on_signal, SIGTERM);
     ev_signal_init(&a->sig_w[1], on_signal, SIGINT);
     ev_signal_start(a->loop, &a->sig_w[0]);

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "engine.h"
+#include "agent/core/engine.h"
 
 typedef struct agent_options {
     char topo[512];

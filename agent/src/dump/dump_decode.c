@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "agent/csum.h"
+#include "agent/core/csum.h"
 
 static const char *walk_reason(nha_walk_result r)
 {

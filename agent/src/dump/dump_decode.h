@@ -15,8 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "agent/nha.h"
-#include "agent/proto.h"
+#include "agent/core/nha.h"
+#include "agent/core/proto.h"
 #include "topo/path.h"
 #include "topo/topo.h"
 

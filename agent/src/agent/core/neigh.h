@@ -36,6 +36,9 @@ int neigh_on_hello(neigh_table *nt, unsigned port, uint32_t node, const uint8_t 
                    bool *went_up);
 /* Marks entries silent for dead_ms down; returns how many went down. */
 unsigned neigh_expire(neigh_table *nt, uint64_t now_ms, uint64_t dead_ms);
+/* The first time at which neigh_expire would mark an up entry down (no
+ * hello heard meanwhile), or UINT64_MAX when no entry is up. */
+uint64_t neigh_next_expiry(const neigh_table *nt, uint64_t dead_ms);
 /* Carrier lost on port: every entry on it goes down at once. */
 unsigned neigh_port_down(neigh_table *nt, unsigned port);
 

@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "engine.h"
+#include "agent/core/engine.h"
 
 #define CTL_LINE_MAX 256
 

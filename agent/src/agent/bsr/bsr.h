@@ -90,6 +90,8 @@ void bsr_on_path_failure(bsr *b, uint32_t node_a, uint32_t node_b);
 void bsr_on_local_port(bsr *b, uint16_t port, int up);
 
 void bsr_tick(bsr *b); /* call every ~100 ms */
+/* No flow and no failed link known: bsr_tick has nothing to time. */
+bool bsr_idle(const bsr *b);
 
 /* ---- Additions ---- */
 

@@ -64,6 +64,17 @@ unsigned neigh_expire(neigh_table *nt, uint64_t now_ms, uint64_t dead_ms)
     return n;
 }
 
+uint64_t neigh_next_expiry(const neigh_table *nt, uint64_t dead_ms)
+{
+    uint64_t first = UINT64_MAX;
+    for (unsigned i = 0; i < 256; i++) {
+        const neigh_entry *e = &nt->e[i];
+        if (e->valid && e->up && e->last_heard_ms + dead_ms + 1 < first)
+            first = e->last_heard_ms + dead_ms + 1;
+    }
+    return first;
+}
+
 unsigned neigh_port_down(neigh_table *nt, unsigned port)
 {
     unsigned n = 0;

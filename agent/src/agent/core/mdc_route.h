@@ -15,7 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "bsr_faildb.h"
+#include "agent/bsr/bsr_faildb.h"
 #include "proto.h"
 #include "topo/path.h"
 #include "topo/rng.h"

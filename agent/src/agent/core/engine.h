@@ -123,9 +123,21 @@ void engine_rx_frame(engine *e, unsigned port, uint8_t *frame, size_t len);
 /* One IP packet from TUN at buf + ENGINE_HEADROOM, len bytes; the headroom
  * is used to prepend the headers without copying. */
 void engine_from_tun(engine *e, uint8_t *buf, size_t len);
-/* Periodic work (call about every 100 ms): hellos when due, neighbour
- * expiry, rate meters, path selection timers. */
+/* Periodic work: hellos when due, neighbour expiry, rate meters, path
+ * selection timers. Call it again after engine_tick_wait_ms(). */
 void engine_tick(engine *e);
+/* The tick period while path selection or MDCube routing has timers
+ * running (flows, probes, failed links). */
+#define ENGINE_TICK_MS 100
+/* How long the agent may wait before the next engine_tick: ENGINE_TICK_MS
+ * while engine_idle() is false; otherwise until the next hello is due or
+ * the first neighbour would be declared dead, at least ENGINE_TICK_MIN_MS
+ * and at most the hello interval. An idle agent with 1 s hellos ticks about
+ * once a second instead of ten times (thousands of agents share 2 cores). */
+#define ENGINE_TICK_MIN_MS 5
+uint32_t engine_tick_wait_ms(const engine *e);
+/* Nothing but hellos and neighbour expiry to time. */
+bool engine_idle(const engine *e);
 /* Carrier change reported by netlink. */
 void engine_carrier(engine *e, unsigned port, bool up);
 /* Sends a hello on every present port with carrier. */

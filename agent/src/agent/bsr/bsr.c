@@ -239,6 +239,8 @@ void bsr_tick(bsr *b)
     dcn_scratch_leave(prev);
 }
 
+bool bsr_idle(const bsr *b) { return !b || (b->ft.count == 0 && b->db.n == 0); }
+
 static void tick(bsr *b)
 {
     uint64_t now = bsr_now(b);

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "bsr.h"
-#include "path_select.h"
+#include "agent/core/path_select.h"
 
 struct path_select {
     bsr *b;
@@ -87,6 +87,7 @@ ps_fail_match ps_failure_match(path_select *ps, const dcn_path *to_reporter, uin
     }
 }
 void ps_tick(path_select *ps) { bsr_tick(ps->b); }
+bool ps_idle(const path_select *ps) { return !ps || bsr_idle(ps->b); }
 
 int ps_flows(path_select *ps, ps_flow_info *out, int max)
 {

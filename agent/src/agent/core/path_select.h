@@ -57,6 +57,9 @@ typedef enum {
 ps_fail_match ps_failure_match(path_select *ps, const dcn_path *to_reporter, uint32_t node_a, uint32_t node_b);
 void ps_on_local_port(path_select *ps, uint16_t port, int up);
 void ps_tick(path_select *ps);
+/* ps_tick has nothing to time (no flow, no failure state): the agent may
+ * then tick only when the engine's own deadlines come. */
+bool ps_idle(const path_select *ps);
 /* Named counters of the selector (BSR's bsr_counters); returns how many
  * were written (0 for the fallback). */
 typedef struct ps_counter {

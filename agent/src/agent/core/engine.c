@@ -20,7 +20,7 @@ void engine_config_default(engine_config *c)
     c->mdcube_routing = ENGINE_MDCUBE_HIER;
 }
 
-uint64_t eng_now(engine *e) { return e->io.now_ms(e->io.ctx); }
+uint64_t eng_now(const engine *e) { return e->io.now_ms(e->io.ctx); }
 
 int eng_tx(engine *e, unsigned port, const uint8_t *frame, size_t len)
 {
@@ -825,15 +825,51 @@ static void update_rates(engine *e, uint64_t t)
     }
 }
 
+static uint64_t dead_interval_ms(const engine *e)
+{
+    return (uint64_t)e->cfg.hello_ms * e->cfg.dead_misses + e->cfg.hello_ms / 4;
+}
+
+/* Hellos go out on a grid of the hello interval on the monotonic clock,
+ * which every agent of the box shares: the hellos of all agents arrive
+ * close together, and a receiver busy or asleep reads several in one
+ * wake-up instead of one per neighbour. */
+enum { HELLO_SLACK_MS = 5 }; /* a tick that fires just early still sends */
+
+static uint64_t hello_due_ms(const engine *e)
+{
+    if (!e->cfg.hello_ms)
+        return e->last_hello_ms;
+    return ((e->last_hello_ms + HELLO_SLACK_MS) / e->cfg.hello_ms + 1) * e->cfg.hello_ms;
+}
+
+bool engine_idle(const engine *e) { return !e->hier && ps_idle(e->ps); }
+
+uint32_t engine_tick_wait_ms(const engine *e)
+{
+    if (!engine_idle(e) || e->cfg.hello_ms <= ENGINE_TICK_MS)
+        return ENGINE_TICK_MS;
+    uint64_t t = eng_now(e);
+    uint64_t due = hello_due_ms(e);
+    uint64_t expiry = neigh_next_expiry(&e->nt, dead_interval_ms(e));
+    if (expiry < due)
+        due = expiry;
+    uint64_t wait = due > t ? due - t : 0;
+    if (wait < ENGINE_TICK_MIN_MS)
+        wait = ENGINE_TICK_MIN_MS;
+    if (wait > e->cfg.hello_ms)
+        wait = e->cfg.hello_ms;
+    return (uint32_t)wait;
+}
+
 void engine_tick(engine *e)
 {
     uint64_t t = eng_now(e);
     /* a few ms of slack: a tick that fires just early must not push the
      * hello a whole tick late */
-    if (t - e->last_hello_ms + 5 >= e->cfg.hello_ms)
+    if (t + HELLO_SLACK_MS >= hello_due_ms(e))
         engine_send_hellos(e);
-    uint64_t dead = (uint64_t)e->cfg.hello_ms * e->cfg.dead_misses + e->cfg.hello_ms / 4;
-    e->c.neighbor_down_events += neigh_expire(&e->nt, t, dead);
+    e->c.neighbor_down_events += neigh_expire(&e->nt, t, dead_interval_ms(e));
     update_rates(e, t);
     ps_tick(e->ps);
     if (e->hier)

@@ -9,7 +9,7 @@
 #include <ev.h>
 #include <stddef.h>
 
-#include "engine.h"
+#include "agent/core/engine.h"
 
 #define CTL_MAX_CONNS 8              /* connections served at once; more are refused */
 #define CTL_REPLY_MAX (256 * 1024)   /* bytes of one reply; a larger one is an error line */

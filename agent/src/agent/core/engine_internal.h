@@ -11,7 +11,7 @@
 
 #define ENGINE_FAIL_RATE_LIMIT_MS 50
 
-uint64_t eng_now(engine *e);
+uint64_t eng_now(const engine *e);
 /* Sends a frame on a port, counted; -1 (counted) when it cannot. */
 int eng_tx(engine *e, unsigned port, const uint8_t *frame, size_t len);
 void eng_put_eth(engine *e, uint8_t *frame, const uint8_t dst[6], unsigned port);
