@@ -41,7 +41,6 @@ typedef struct agent {
     linkmon *lm;
     ev_io lm_w;
     ev_timer tick_w;
-    uint32_t tick_ms; /* what tick_w was last armed with */
     ev_signal sig_w[2];
     ctl_server *ctl;
     pcap_writer *pcap;
@@ -199,15 +198,13 @@ static void arm_tick(agent *a, uint32_t ms)
     ev_timer_stop(a->loop, &a->tick_w);
     ev_timer_set(&a->tick_w, ms / 1000.0, 0.);
     ev_timer_start(a->loop, &a->tick_w);
-    a->tick_ms = ms;
 }
 
 /* After I/O: a first flow or failure makes the engine busy; its timers
  * then need the short tick at once, not at the end of a long wait. */
 static void hurry_tick(agent *a)
 {
-    if (a->tick_ms > ENGINE_TICK_MS && !engine_idle(a->e) &&
-        ev_timer_remaining(a->loop, &a->tick_w) > ENGINE_TICK_MS / 1000.0)
+    if (!engine_idle(a->e) && ev_timer_remaining(a->loop, &a->tick_w) > ENGINE_TICK_MS / 1000.0)
         arm_tick(a, ENGINE_TICK_MS);
 }
 
