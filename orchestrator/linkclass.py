@@ -7,7 +7,21 @@ from mininet.link import TCIntf
 # Scaled-down defaults this 2-core box sustains: the papers use 1 Gb/s server
 # links and 10 Gb/s container links; the userspace OVS datapath forwards
 # about 1 Gb/s per flow here, and every relay hop is a userspace agent.
-DEFAULT_SERVER = {"bw": 100.0, "delay": None, "jitter": None, "loss": None, "max_queue_size": None}
+DEFAULT_SERVER = {"bw": 100.0, "delay": None, "jitter": None, "loss": None, "max_queue_size": None,
+                  "small_first": False}
+
+# "small frames first" (small_first): on a shaped link, frames whose IPv4
+# packet (or project header payload) is under SMALL_BYTES bytes, i.e. TCP
+# ACKs and the agents' hellos, probes and failure messages, get an htb class
+# of their own with priority over the data. At the scaled-down link rates a
+# queue deep enough for tens of TCP windows holds seconds of data, and ACKs
+# waiting behind it stall the connections in the other direction; at the
+# papers' 1 Gb/s the same queue drains in milliseconds. docs/experiments.md
+# ("Small frames first") has the measurement.
+SMALL_BYTES = 128
+SMALL_CLASS_MBPS = 1.0  # guaranteed to the small class; it borrows up to the link rate
+DCN_ETHERTYPE = 0x88B5  # agent/src/agent/core/proto.h
+DCN_PAYLOAD_LEN_OFFSET = 16  # docs/protocol.md: the header's payload length
 DEFAULT_MTU = 1500
 
 # Families whose switch-switch links are the papers' high-speed links. Only
@@ -62,7 +76,10 @@ def tc_lines(ifname, params):
     if p.get("bw") is None and not p.get("delay") and not p.get("loss") and p.get("max_queue_size") is None:
         return []
     cmds, parent = _BUILDER.bwCmds(bw=p.get("bw"))
-    if p.get("max_queue_size") is not None and not p.get("delay") and not p.get("jitter") and not p.get("loss"):
+    netem = p.get("delay") or p.get("jitter") or p.get("loss")
+    if p.get("small_first") and p.get("bw") is not None and not netem:
+        return [(c % ("", ifname)).strip() for c in cmds] + small_first_lines(ifname, p["bw"], p.get("max_queue_size"))
+    if p.get("max_queue_size") is not None and not netem:
         # A queue of N packets without netem (this kernel has none, and
         # Mininet sizes queues only through netem): a pfifo of N packets as
         # the htb class's leaf, or as the root when the link is unshaped.
@@ -72,6 +89,23 @@ def tc_lines(ifname, params):
         more, parent = TCIntf.delayCmds(parent, delay=p.get("delay"), jitter=p.get("jitter"),
                                         loss=p.get("loss"), max_queue_size=p.get("max_queue_size"))
     return [(c % ("", ifname)).strip() for c in cmds + more]
+
+
+def small_first_lines(ifname, bw, queue):
+    """Below Mininet's htb class 5:1 (the link rate): 5:10 for small frames,
+    priority 0, and 5:11 for the rest, priority 1 (a pfifo of `queue`
+    packets when given); u32 filters sort the frames. 5:1's own leaf goes."""
+    mask = 0x10000 - SMALL_BYTES  # a 16-bit length under SMALL_BYTES (a power of 2) has these bits clear
+    small = min(SMALL_CLASS_MBPS, bw / 2.0)
+    out = ["class add dev %s parent 5:1 classid 5:10 htb rate %fMbit ceil %fMbit prio 0" % (ifname, small, bw),
+           "class add dev %s parent 5:1 classid 5:11 htb rate %fMbit ceil %fMbit prio 1" % (ifname, bw - small, bw)]
+    if queue is not None:
+        out.append("qdisc add dev %s parent 5:11 handle 11: pfifo limit %d" % (ifname, queue))
+    out += ["filter add dev %s parent 5: protocol ip prio 1 u32 match u16 0 0x%04x at 2 flowid 5:10" % (ifname, mask),
+            "filter add dev %s parent 5: protocol 0x%04x prio 2 u32 match u16 0 0x%04x at %d flowid 5:10" % (
+                ifname, DCN_ETHERTYPE, mask, DCN_PAYLOAD_LEN_OFFSET),
+            "filter add dev %s parent 5: protocol all prio 3 u32 match u32 0 0 flowid 5:11" % ifname]
+    return out
 
 
 def describe(params):
@@ -86,6 +120,8 @@ def describe(params):
         parts.append("loss %g%%" % p["loss"])
     if p.get("max_queue_size") is not None:
         parts.append("queue %d pkts" % p["max_queue_size"])
+    if p.get("small_first") and p.get("bw") is not None:
+        parts.append("small frames first")
     return ", ".join(parts)
 
 
@@ -100,9 +136,13 @@ def parse_override(text, base):
         if "=" not in item:
             raise ValueError("link option %r: expected key=value" % item)
         k, v = (x.strip() for x in item.split("=", 1))
-        if k not in ("bw", "delay", "jitter", "loss", "max_queue_size"):
-            raise ValueError("link option %r: unknown (bw, delay, jitter, loss, max_queue_size)" % k)
-        if v.lower() in ("none", ""):
+        if k not in ("bw", "delay", "jitter", "loss", "max_queue_size", "small_first"):
+            raise ValueError("link option %r: unknown (bw, delay, jitter, loss, max_queue_size, small_first)" % k)
+        if k == "small_first":
+            if v.lower() not in ("on", "off"):
+                raise ValueError("link option small_first=%s: on or off" % v)
+            out[k] = v.lower() == "on"
+        elif v.lower() in ("none", ""):
             out[k] = None
         elif k in ("bw", "loss"):
             out[k] = float(v)

@@ -115,10 +115,11 @@ class Net:
 
 
 class Experiment:
-    def __init__(self, name, description, light=False):
+    def __init__(self, name, description, light=False, small_first=False):
         """light: the experiment opens a few connections only, so it runs on
         the capacity table's choice for light patterns (OVS where it
-        carries them)."""
+        carries them). small_first: the default of --small-first (on for
+        the all-to-all patterns, whose links carry tens of connections each)."""
         self.name = name
         self.ap = OneLineParser(prog="experiments/" + name, description=description,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -133,6 +134,10 @@ class Experiment:
         g.add_argument("--queue-pkts", type=int, default=None,
                        help="every link's queue, in packets (a pfifo under the shaper; default: the "
                             "kernel's 1000). The papers' mini-switches had small buffers")
+        g.add_argument("--small-first", choices=("on", "off"), default="on" if small_first else "off",
+                       help="frames under %d bytes (TCP ACKs, the agents' control packets) ahead of the data "
+                            "in every shaped link (default %%(default)s; docs/experiments.md, "
+                            "'Small frames first')" % linkclass.SMALL_BYTES)
         g.add_argument("--hello-ms", type=int, default=1000,
                        help="agent hello period (default 1000, the papers'; the fast setting is 100)")
         g.add_argument("--size-scale", type=float, default=1.0,
@@ -202,9 +207,10 @@ class Experiment:
             os.makedirs(os.path.join(self.work, "raw"))
         except OSError as e:
             self.fail("--out %s: cannot create %s: %s" % (self.out, self.work, e.strerror))
-        self.log("%s: switch %s, MTU %d, server links %g Mb/s, queues %s, hello %d ms, size scale %g, seed %d" % (
+        self.log("%s: switch %s, MTU %d, server links %g Mb/s, queues %s%s, hello %d ms, size scale %g, seed %d" % (
             self.name, a.switch, a.mtu, a.link_mbps,
             "%d packets" % a.queue_pkts if a.queue_pkts else "the kernel's (1000 packets)",
+            ", small frames first" if a.small_first == "on" else "",
             a.hello_ms, a.size_scale, a.seed))
         return a
 
@@ -305,7 +311,8 @@ class Experiment:
         """agent_args: extra dcn-agent options for this network's agents (for
         example ["--mdcube-routing", "source"]; see agent_accepts())."""
         a = self.a
-        server = dict(linkclass.DEFAULT_SERVER, bw=link_mbps or a.link_mbps, max_queue_size=a.queue_pkts)
+        server = dict(linkclass.DEFAULT_SERVER, bw=link_mbps or a.link_mbps, max_queue_size=a.queue_pkts,
+                      small_first=a.small_first == "on")
         tb = Testbed(a.build_dir, spec, switch=switch or a.switch, server_link=server, mtu=mtu or a.mtu,
                      hello_ms=hello_ms or a.hello_ms, agent=agent, agent_args=list(agent_args or ()),
                      log=lambda m: self.log("  " + m.replace("*** ", "")))
@@ -387,6 +394,7 @@ class Experiment:
             "link_mbps": a.link_mbps,
             "mtu": a.mtu,
             "queue_pkts": a.queue_pkts,
+            "small_frames_first": a.small_first == "on",
             "hello_ms": a.hello_ms,
             "size_scale": a.size_scale,
             "duration_s": round(time.time() - self.t_start, 1),

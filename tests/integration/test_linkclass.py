@@ -35,3 +35,26 @@ def test_bad_queue_sizes_are_refused():
         linkclass.parse_override("max_queue_size=0", linkclass.DEFAULT_SERVER)
     assert linkclass.parse_override("max_queue_size=12", linkclass.DEFAULT_SERVER)["max_queue_size"] == 12
     assert "queue 12 pkts" in linkclass.describe({"bw": 20.0, "max_queue_size": 12})
+
+
+def test_small_frames_first_splits_the_link_class():
+    lines = linkclass.tc_lines("s0-eth1", {"bw": 20.0, "max_queue_size": 50, "small_first": True})
+    assert lines[0] == "qdisc add dev s0-eth1 root handle 5:0 htb default 1"
+    small = [l for l in lines if "classid 5:10" in l][0]
+    bulk = [l for l in lines if "classid 5:11" in l][0]
+    assert "prio 0" in small and "ceil 20.000000Mbit" in small
+    assert "prio 1" in bulk and "rate 19.000000Mbit" in bulk
+    assert "qdisc add dev s0-eth1 parent 5:11 handle 11: pfifo limit 50" in lines
+    # IPv4 total length (offset 2) and the project header's payload length (offset 16) under 128 bytes
+    assert any("protocol ip " in l and "match u16 0 0xff80 at 2 flowid 5:10" in l for l in lines)
+    assert any("protocol 0x88b5 " in l and "match u16 0 0xff80 at 16 flowid 5:10" in l for l in lines)
+    assert lines[-1].endswith("u32 match u32 0 0 flowid 5:11")  # everything else: the data class
+    assert "small frames first" in linkclass.describe({"bw": 20.0, "small_first": True})
+
+
+def test_small_frames_first_needs_a_shaper():
+    assert not any("5:10" in l for l in linkclass.tc_lines("x", {"bw": None, "small_first": True}))
+    assert not any("5:10" in l for l in linkclass.tc_lines("x", {"bw": 20.0, "small_first": False}))
+    assert linkclass.parse_override("small_first=on", linkclass.DEFAULT_SERVER)["small_first"] is True
+    with pytest.raises(ValueError):
+        linkclass.parse_override("small_first=yes", linkclass.DEFAULT_SERVER)
