@@ -3,11 +3,13 @@
  * source h00 unless said otherwise: towards h33 the path set is
  *   P0 = h00 s0_0 h03 s1_3 h33   (leaves on level 0)
  *   P1 = h00 s1_0 h30 s0_3 h33   (leaves on level 1). */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "agent/bsr/bsr.h"
+#include "agent/bsr/bsr_flow_table.h"
 #include "testutil.h"
 #include "topo/bfs.h"
 #include "topo/failures.h"
@@ -853,6 +855,33 @@ START_TEST(full_table_evicts_least_recently_used)
 }
 END_TEST
 
+START_TEST(new_flow_writes_only_what_it_uses)
+{
+    /* A new flow clears its scalars and the current path's length, not the
+     * ~11 KB of node arrays: a long-lived agent's resident memory then
+     * follows the paths its flows hold (results/soak memory verdict). */
+    bsr_flow_table ft;
+    ck_assert_int_eq(bsr_flow_table_init(&ft, 2), 0);
+    memset(ft.flows, 0xAB, 2 * sizeof *ft.flows); /* a slot reused after an earlier flow */
+    bsr_flow_key k = {.src_ip = 1, .dst_ip = 2, .src_port = 3, .dst_port = 4, .proto = 6};
+    bsr_flow *f = bsr_flow_insert(&ft, &k);
+    ck_assert_ptr_nonnull(f);
+    ck_assert(f->used && f->n_paths == 0 && f->cur.len == 0 && f->probes_sent == 0 && f->created_ms == 0);
+    ck_assert(bsr_flow_find(&ft, &k) == f);
+    const unsigned char *untouched = (const unsigned char *)f->cur.node;
+    size_t n = sizeof *f - offsetof(bsr_flow, cur.node);
+    for (size_t i = 0; i < n; i++)
+        ck_assert_uint_eq(untouched[i], 0xAB);
+    /* and a path copy writes its used nodes only */
+    dcn_path src = {.len = 3, .node = {7, 8, 9}};
+    dcn_path_copy(&f->paths[0].path, &src);
+    ck_assert_uint_eq(f->paths[0].path.len, 3);
+    ck_assert_uint_eq(f->paths[0].path.node[2], 9);
+    ck_assert_uint_eq(f->paths[0].path.node[3], 0xABABABABu);
+    bsr_flow_table_free(&ft);
+}
+END_TEST
+
 START_TEST(idle_flows_expire)
 {
     fx *x = fx_new("bcube n=4 k=1", "h00");
@@ -1246,6 +1275,7 @@ static Suite *bsr_suite(void)
     tcase_add_test(tc, no_jitter_means_exact_interval);
     tcase_add_test(tc, full_table_evicts_least_recently_used);
     tcase_add_test(tc, idle_flows_expire);
+    tcase_add_test(tc, new_flow_writes_only_what_it_uses);
     tcase_add_test(tc, bad_input_is_rejected);
     tcase_add_test(tc, fibre_failure_moves_to_random_other_jump);
     tcase_add_test(tc, switch_link_failure_elsewhere_takes_best_cached_path);

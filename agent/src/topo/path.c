@@ -176,3 +176,10 @@ void dcn_pathset_sort(dcn_pathset *s)
             s->path[j - 1] = tmp;
         }
 }
+
+void dcn_path_copy(dcn_path *dst, const dcn_path *src)
+{
+    uint32_t n = src->len <= DCN_PATH_MAX ? src->len : DCN_PATH_MAX;
+    dst->len = n;
+    memcpy(dst->node, src->node, n * sizeof dst->node[0]);
+}

@@ -22,6 +22,10 @@ typedef struct dcn_pathset {
 } dcn_pathset;
 
 static inline void dcn_path_clear(dcn_path *p) { p->len = 0; }
+/* Copies src's length and its used nodes only, so that the rest of dst's
+ * node array is neither read nor written (a struct copy would touch all of
+ * it: long-lived tables of paths then take pages they never use). */
+void dcn_path_copy(dcn_path *dst, const dcn_path *src);
 /* Appends v; returns -1 when the path is full. */
 int dcn_path_push(dcn_path *p, uint32_t v);
 /* Appends q to p, dropping q's first node when it equals p's last. */

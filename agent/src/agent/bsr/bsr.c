@@ -271,7 +271,7 @@ size_t bsr_flows(const bsr *b, bsr_flow_info *out, size_t max)
         memset(o, 0, sizeof *o);
         o->key = f->key;
         o->dst_server = f->dst;
-        o->path = f->cur;
+        dcn_path_copy(&o->path, &f->cur);
         o->path_index = f->cur_index;
         o->n_paths = f->n_paths;
         for (uint32_t i = 0; i < BSR_MAX_PATHS; i++) {

@@ -1,5 +1,6 @@
 #include "bsr_flow_table.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -101,7 +102,8 @@ bsr_flow *bsr_flow_insert(bsr_flow_table *ft, const bsr_flow_key *k)
         return NULL;
     }
     bsr_flow *f = &ft->flows[i];
-    memset(f, 0, sizeof *f);
+    memset(f, 0, offsetof(bsr_flow, cur)); /* the scalars; see bsr_flow's layout */
+    f->cur.len = 0;
     f->key = *k;
     f->used = true;
     uint32_t *head = &ft->bucket[key_hash(k) & ft->nbuckets_mask];

@@ -13,28 +13,30 @@
 #define BSR_NIL UINT32_MAX
 
 typedef struct bsr_path_slot {
-    dcn_path path;
     uint32_t avail_mbps; /* last measured, BSR_AVAIL_UNKNOWN if none */
     uint32_t seq;        /* of the outstanding probe */
     uint64_t sent_ms;
     uint8_t state;       /* bsr_path_state */
     uint8_t recovery;    /* a path of the family's set over a failed link, probed
                             only to learn that the link is back */
+    dcn_path path;       /* last: only its first len nodes are written (dcn_path_copy) */
 } bsr_path_slot;
 
 typedef struct bsr_flow {
+    /* Memory layout: the scalars first, then the current path and the path
+     * slots, whose node arrays are used only up to their lengths. A new
+     * flow clears the scalars only (bsr_flow_insert), so a flow touches
+     * the pages it uses: the pool's resident size follows what the flows
+     * hold, not the 11 KB worst case of each. */
     bsr_flow_key key;
     uint32_t dst;
     /* table links */
     uint32_t hnext, lru_prev, lru_next;
     bool used;
-    /* the current path */
-    dcn_path cur;        /* len 0: none */
     int32_t cur_index;   /* in paths[], -1 when not in the set */
     int32_t cur_port;    /* local port of its first hop, -1 none */
     /* the path set of the last or current probe round */
-    uint32_t n_paths;
-    bsr_path_slot paths[BSR_MAX_PATHS];
+    uint32_t n_paths;    /* paths[0..n_paths) are valid; the rest is not initialised */
     bool round_active;
     uint32_t pending;      /* probes outstanding in the round */
     uint32_t replacements; /* BFS alternates added in the round */
@@ -52,6 +54,9 @@ typedef struct bsr_flow {
     /* book-keeping */
     uint64_t created_ms, last_used_ms;
     uint32_t probes_sent, switches;
+    /* the current path: len 0 none; nodes past len not initialised */
+    dcn_path cur;
+    bsr_path_slot paths[BSR_MAX_PATHS];
 } bsr_flow;
 
 typedef struct bsr_flow_table {

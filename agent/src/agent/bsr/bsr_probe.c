@@ -96,7 +96,7 @@ void bsr_set_current(bsr *b, bsr_flow *f, const dcn_path *p, int32_t index)
         b->c.path_switches++;
     }
     if (p) {
-        f->cur = *p;
+        dcn_path_copy(&f->cur, p);
         f->cur_port = local_port_of(b, p);
         f->cur_index = index;
     } else {
@@ -258,7 +258,7 @@ static void add_recovery_paths(bsr *b, bsr_flow *f)
             find_in_set(f, &set->path[j]) >= 0)
             continue;
         bsr_path_slot *s = &f->paths[f->n_paths++];
-        s->path = set->path[j];
+        dcn_path_copy(&s->path, &set->path[j]);
         s->avail_mbps = BSR_AVAIL_UNKNOWN;
         s->state = BSR_PATH_UNPROBED;
         s->seq = 0;
@@ -285,7 +285,7 @@ void bsr_round_start(bsr *b, bsr_flow *f, uint64_t now, bsr_pick pick)
     f->n_paths = (uint32_t)n;
     for (uint32_t j = 0; j < (uint32_t)n; j++) {
         bsr_path_slot *s = &f->paths[j];
-        s->path = set->path[j];
+        dcn_path_copy(&s->path, &set->path[j]);
         s->avail_mbps = carried[j];
         s->state = BSR_PATH_UNPROBED;
         s->seq = 0;
@@ -405,7 +405,7 @@ static void replace_failed(bsr *b, bsr_flow *f, uint32_t i, uint64_t now)
     f->replacements++;
     if (f->cur_index == (int32_t)i)
         f->cur_index = -1;
-    failed->path = alt;
+    dcn_path_copy(&failed->path, &alt);
     failed->avail_mbps = BSR_AVAIL_UNKNOWN;
     send_probe(b, f, i, now);
 }
