@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "agent/core/proto.h"
+#include "prefault.h"
 
 #ifndef PACKET_IGNORE_OUTGOING
 #define PACKET_IGNORE_OUTGOING 23
@@ -85,20 +86,24 @@ int rawsock_open(rawsock *s, const char *ifname, char *err, size_t errlen)
     }
     memcpy(s->mac, ifr.ifr_hwaddr.sa_data, 6);
     s->carrier = rawsock_carrier(ifname) == 1;
-    s->rbuf = malloc((size_t)RAWSOCK_BATCH * RAWSOCK_SLOT);
-    s->tbuf = malloc((size_t)RAWSOCK_BATCH * RAWSOCK_SLOT);
+    s->slot = rawsock_slot_for_mtu(ioctl(s->fd, SIOCGIFMTU, &ifr) == 0 && ifr.ifr_mtu > 0 ? (unsigned)ifr.ifr_mtu : 0);
+    s->rbuf = malloc((size_t)RAWSOCK_BATCH * s->slot);
+    s->tbuf = malloc((size_t)RAWSOCK_BATCH * s->slot);
     if (!s->rbuf || !s->tbuf) {
         snprintf(err, errlen, "out of memory");
         goto fail;
     }
+    /* resident now, not page by page as batches get deeper (see rawsock.h) */
+    prefault(s->rbuf, (size_t)RAWSOCK_BATCH * s->slot);
+    prefault(s->tbuf, (size_t)RAWSOCK_BATCH * s->slot);
     for (unsigned i = 0; i < RAWSOCK_BATCH; i++) {
-        s->riov[i].iov_base = s->rbuf + (size_t)i * RAWSOCK_SLOT;
-        s->riov[i].iov_len = RAWSOCK_SLOT;
+        s->riov[i].iov_base = s->rbuf + (size_t)i * s->slot;
+        s->riov[i].iov_len = s->slot;
         s->rmsg[i].msg_hdr.msg_iov = &s->riov[i];
         s->rmsg[i].msg_hdr.msg_iovlen = 1;
         s->rmsg[i].msg_hdr.msg_name = &s->rfrom[i];
         s->rmsg[i].msg_hdr.msg_namelen = sizeof s->rfrom[i];
-        s->tiov[i].iov_base = s->tbuf + (size_t)i * RAWSOCK_SLOT;
+        s->tiov[i].iov_base = s->tbuf + (size_t)i * s->slot;
         s->tmsg[i].msg_hdr.msg_iov = &s->tiov[i];
         s->tmsg[i].msg_hdr.msg_iovlen = 1;
     }
@@ -118,10 +123,17 @@ void rawsock_close(rawsock *s)
     s->rbuf = s->tbuf = NULL;
 }
 
+size_t rawsock_slot_for_mtu(unsigned mtu)
+{
+    if (mtu == 0 || mtu > RAWSOCK_SLOT - RAWSOCK_L2_ROOM)
+        return RAWSOCK_SLOT;
+    return ((size_t)mtu + RAWSOCK_L2_ROOM + 63) & ~(size_t)63;
+}
+
 int rawsock_recv_batch(rawsock *s)
 {
     for (unsigned i = 0; i < RAWSOCK_BATCH; i++) {
-        s->riov[i].iov_len = RAWSOCK_SLOT;
+        s->riov[i].iov_len = s->slot;
         s->rmsg[i].msg_hdr.msg_namelen = sizeof s->rfrom[i];
     }
     int n = recvmmsg(s->fd, s->rmsg, RAWSOCK_BATCH, MSG_DONTWAIT, NULL);
@@ -153,7 +165,7 @@ void rawsock_flush(rawsock *s)
 
 int rawsock_queue(rawsock *s, const uint8_t *frame, size_t len)
 {
-    if (s->fd < 0 || len > RAWSOCK_SLOT)
+    if (s->fd < 0 || len > s->slot)
         return -1;
     if (s->tn == RAWSOCK_BATCH)
         rawsock_flush(s);

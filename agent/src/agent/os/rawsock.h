@@ -13,7 +13,8 @@
 #include <linux/if_packet.h>
 
 #define RAWSOCK_BATCH 32
-#define RAWSOCK_SLOT 9728 /* one frame of up to MTU 9000 plus headers */
+#define RAWSOCK_SLOT 9728 /* the largest slot: one frame of up to MTU 9000 plus headers */
+#define RAWSOCK_L2_ROOM 64 /* a slot holds the port's MTU plus this (Ethernet header, tags) */
 
 typedef struct rawsock {
     int fd;
@@ -27,11 +28,19 @@ typedef struct rawsock {
     struct mmsghdr tmsg[RAWSOCK_BATCH];
     struct iovec tiov[RAWSOCK_BATCH];
     uint8_t *tbuf;
+    size_t slot;         /* bytes per frame slot, from the port's MTU (rawsock_slot_for_mtu) */
     unsigned tn;         /* frames queued */
     uint64_t tx_dropped; /* frames the kernel refused */
 } rawsock;
 
-/* Opens and binds; fills ifindex, mac and carrier. -1 with err filled. */
+/* The slot size for a port of this MTU: MTU + RAWSOCK_L2_ROOM rounded up to
+ * 64 bytes, at most RAWSOCK_SLOT (also when the MTU is unknown, 0). */
+size_t rawsock_slot_for_mtu(unsigned mtu);
+/* Opens and binds; fills ifindex, mac, carrier and slot. The batch buffers
+ * are sized from the port's MTU and written once here, so their pages are
+ * resident from the start: no page is first touched (a kernel allocation)
+ * on the forwarding path, and the agent's resident size does not creep as
+ * deeper batches arrive. -1 with err filled. */
 int rawsock_open(rawsock *s, const char *ifname, char *err, size_t errlen);
 void rawsock_close(rawsock *s);
 /* Receives up to RAWSOCK_BATCH frames; frame i is s->riov[i].iov_base with
