@@ -20,7 +20,6 @@
 #include "agent/os/linkmon.h"
 #include "agent/os/pcap_io.h"
 #include "agent/os/pidfile.h"
-#include "agent/os/prefault.h"
 #include "agent/os/rawsock.h"
 #include "agent/os/tun.h"
 #include "options.h"
@@ -439,7 +438,6 @@ int main(int argc, char **argv)
         logf_("out of memory");
         return 1;
     }
-    prefault(a->e, sizeof *a->e); /* its hashed slot tables: resident from the start (os/prefault.h) */
     engine_config cfg;
     engine_config_default(&cfg);
     cfg.hello_ms = a->opt.hello_ms;

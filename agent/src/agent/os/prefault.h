@@ -8,7 +8,8 @@
  * allocates once at start are mapped lazily by the kernel; written here,
  * their pages are resident from the start, so no page is first touched (a
  * kernel allocation) on the forwarding path, and the agent's resident size
- * does not creep as a run reaches deeper batches or new table slots.
+ * does not creep as a run reaches deeper batches. (Structures that
+ * their init clears with memset, like the engine, are resident already.)
  * (A memset of zeros right after malloc may be turned into calloc by the
  * compiler, which leaves the pages untouched: this writes through a
  * volatile pointer.) */
