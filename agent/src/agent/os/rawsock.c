@@ -87,15 +87,16 @@ int rawsock_open(rawsock *s, const char *ifname, char *err, size_t errlen)
     memcpy(s->mac, ifr.ifr_hwaddr.sa_data, 6);
     s->carrier = rawsock_carrier(ifname) == 1;
     s->slot = rawsock_slot_for_mtu(ioctl(s->fd, SIOCGIFMTU, &ifr) == 0 && ifr.ifr_mtu > 0 ? (unsigned)ifr.ifr_mtu : 0);
-    s->rbuf = malloc((size_t)RAWSOCK_BATCH * s->slot);
-    s->tbuf = malloc((size_t)RAWSOCK_BATCH * s->slot);
+    size_t bytes = (size_t)RAWSOCK_BATCH * s->slot;
+    s->rbuf = malloc(bytes);
+    s->tbuf = malloc(bytes);
     if (!s->rbuf || !s->tbuf) {
         snprintf(err, errlen, "out of memory");
         goto fail;
     }
     /* resident now, not page by page as batches get deeper (see rawsock.h) */
-    prefault(s->rbuf, (size_t)RAWSOCK_BATCH * s->slot);
-    prefault(s->tbuf, (size_t)RAWSOCK_BATCH * s->slot);
+    prefault(s->rbuf, bytes);
+    prefault(s->tbuf, bytes);
     for (unsigned i = 0; i < RAWSOCK_BATCH; i++) {
         s->riov[i].iov_base = s->rbuf + (size_t)i * s->slot;
         s->riov[i].iov_len = s->slot;
