@@ -87,6 +87,12 @@ class Net:
     def traffic_window(self, t0, t1):
         self.windows.append((t0, t1))
 
+    def uplink_dirs(self):
+        """Both directions ("A>B") of every switch-switch link: the tree's
+        uplinks, which an all-to-all must fill."""
+        up = [l for l in self.tb.wiring.links if l["kind"] == "switch-switch"]
+        return ["%s>%s" % (l["a"], l["b"]) for l in up] + ["%s>%s" % (l["b"], l["a"]) for l in up]
+
     def expect_saturated(self, dirs, t0, t1):
         """The pattern should fill these link directions ("A>B") from t0 to
         t1: each must carry within 5 % of its configured rate."""

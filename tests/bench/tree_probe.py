@@ -43,10 +43,9 @@ def run(ex):
                 netops.write_sysctls([("/proc/sys/net/ipv4/tcp_congestion_control", cc)], h.pid)
             ex.log("run %d: queue %s, %s, small frames first %s" % (i, q or "kernel", cc, small))
             _, _, t0, dur, per_server, failed = A2A.pattern(ex, net, per_conn, "tree%d" % i)
-            up = [l for l in net.tb.wiring.links if l["kind"] == "switch-switch"]
-            dirs = ["%s>%s" % (l["a"], l["b"]) for l in up] + ["%s>%s" % (l["b"], l["a"]) for l in up]
+            dirs = net.uplink_dirs()
             w0, w1 = t0 + 0.3 * dur, t0 + 0.6 * dur
-            util = net.links.utilisation(w0, w1)
+            net.expect_saturated(dirs, w0, w1)  # the experiments' own check, reported below
             idx = [net.links.names.index(d) for d in dirs]
             low = tot = 0
             for t, v in net.links.samples:
@@ -56,7 +55,7 @@ def run(ex):
                         low += (v[j] or 0) < 0.5 * a.link_mbps
             r = {"queue": q, "cc": cc, "small_first": small, "completion_s": round(dur, 1),
                  "per_server_mbps": round(per_server, 3), "failed": failed,
-                 "uplink_utilisation": {d: round(util[d], 3) for d in dirs},
+                 "uplink_utilisation": {c["link"]: c["utilisation"] for c in net.saturation},
                  "uplink_samples_under_half": [low, tot], "cpu_busy_max": net.cpu.stats(t0, t0 + dur)["max"]}
             print("RESULT", json.dumps(r), flush=True)
             out.append(r)
