@@ -101,7 +101,7 @@ class BringUp:
         d = self.state.data
         d.update(spec=w.spec, switch=self.switch_kind, datapath=self.datapath,
                  bridges=[w.bridge[s["name"]] for s in w.switch_list],
-                 root_links=self._root_ifnames(),
+                 root_links=self._root_ifnames(), dev_group=netops.new_device_group(),
                  sockets=[self._sock(s["name"]) for s in w.server_list] if self.agent_mode else [])
         self._started = True
         self.state.save()
@@ -246,11 +246,13 @@ class BringUp:
         w = self.wiring
         lines = []
         mtu = self.mtu
+        group = self.state.data["dev_group"]
         for l in w.links:
             ends = []
             for end, ifn in ((l["a"], l["a_if"]), (l["b"], l["b_if"])):
-                ns = " netns %d" % self.hosts[end].pid if w.is_server(end) else ""
-                ends.append("%s%s mtu %d" % (ifn, ns, mtu))
+                # a host's end goes to its namespace; a switch's joins the run's device group
+                where = " netns %d" % self.hosts[end].pid if w.is_server(end) else " group %d" % group
+                ends.append("%s%s mtu %d" % (ifn, where, mtu))
             lines.append("link add %s type veth peer name %s" % (ends[0], ends[1]))
         for i in range(0, len(lines), 2048):
             netops.run_batch("ip", lines[i:i + 2048], force=False)
@@ -268,6 +270,7 @@ class BringUp:
         """Per host: ports up, offloads, shaping, address (tree baseline).
         Root side: switch ports up, no IPv6, offloads, shaping."""
         w = self.wiring
+        t0 = time.time()
         per_host = {}
         root_ifs, root_tc = [], []
         for l in w.links:
@@ -286,6 +289,7 @@ class BringUp:
         missing = netops.set_up(root_ifs)
         if missing:
             raise TestbedError("switch ports missing: %s" % " ".join(missing[:10]))
+        self._phase("host_config_root_side", t0)
 
         def one(name, h):
             ifs = per_host.get(name, [])
@@ -335,7 +339,7 @@ class BringUp:
                     else "stp_state 0 forward_delay 0"))
                 for p in ports.get(s["name"], []):
                     lines.append("link set dev %s master %s" % (p, b))
-                lines.append("link set dev %s up" % b)
+                lines.append("link set dev %s group %d up" % (b, self.state.data["dev_group"]))
             netops.run_batch("ip", lines, force=False)
             netops.write_sysctls([("/proc/sys/net/ipv6/conf/%s/disable_ipv6" % w.bridge[s["name"]], "1")
                                   for s in w.switch_list])

@@ -3,7 +3,9 @@ a host's network namespace, and turning veth offloads off by ioctl (one
 ethtool process per interface is far too slow for thousands of ports)."""
 import ctypes
 import fcntl
+import json
 import os
+import random
 import socket
 import struct
 import subprocess
@@ -109,6 +111,43 @@ def link_exists(name, pid=None):
             return True
         except OSError:
             return False
+
+
+def new_device_group():
+    """A device group number for one run's root-namespace interfaces (veth
+    ends and Linux bridges), drawn at random so that no one else's devices
+    are in it: `delete_group` then removes them all in one request."""
+    return random.SystemRandom().randrange(1 << 16, 1 << 31)
+
+
+def group_members(group):
+    """Names of the root-namespace interfaces in device group `group`."""
+    r = subprocess.run(["ip", "-j", "link", "show", "group", str(group)], stdout=subprocess.PIPE,
+                       stderr=subprocess.DEVNULL, text=True)
+    if r.returncode != 0:
+        return None
+    try:  # iproute2 writes {} for each interface its filter left out
+        return [d["ifname"] for d in json.loads(r.stdout or "[]") if d.get("ifname")]
+    except (ValueError, TypeError, AttributeError):
+        return None
+
+
+def delete_group(group, ours):
+    """Delete every interface of device group `group` in one request: the
+    kernel unregisters them as one batch, where `ip link del` one by one
+    waits for an RCU grace period each (about 16 ms here; 8192 veth pairs:
+    2.3-7.3 s against 2 minutes, tests/bench/tc_blocks.sh). Only when every
+    member is one of `ours`: a stranger in the group (nothing of ours should
+    have it, the number is random) leaves the group untouched. Returns the
+    names deleted ([] when nothing was)."""
+    if not group:
+        return []
+    members = group_members(group)
+    if not members or not set(members) <= set(ours):
+        return []
+    r = subprocess.run(["ip", "link", "delete", "group", str(group)], stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL)
+    return members if r.returncode == 0 else []
 
 
 def root_links_with_prefix(prefix):

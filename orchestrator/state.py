@@ -260,24 +260,29 @@ def clean_from_state(data, log=print):
     summary["procs"] = len(procs)
     stop_processes(procs)
     kill_point("clean-procs")
+    # processes left inside the hosts' namespaces (daemons started from the
+    # CLI), found by namespace identity (which the hosts' ports still
+    # prove), before the ports and the shells go
+    nsmap = netns_map()
+    idents = [i for i in (recorded_netns_still_ours(h, nsmap) for h in data.get("hosts", [])) if i]
+    summary["procs"] += stop_netns_processes(idents, exclude={h["pid"] for h in data.get("hosts", [])})
     bridges = [b for b in data.get("bridges", []) if b.startswith(BRIDGE_PREFIX)]
+    ours = bridges + [n for n in data.get("root_links", []) if n.startswith(BRIDGE_PREFIX)]
     if data.get("switch") == "lxbr":
-        links = [b for b in bridges if netops.link_exists(b)]
+        gone = set(netops.delete_group(data.get("dev_group"), ours))  # bridges and switch ports at once
+        links = [b for b in bridges if b not in gone and netops.link_exists(b)]
         netops.run_batch("ip", ["link del dev %s" % b for b in links], check=False)
-        summary["bridges"] = len(links)
+        summary["bridges"] = len(links) + len(gone & set(bridges))
     else:
         if bridges and ovs.daemons_running():
             summary["bridges"] = ovs.del_bridges(bridges)
+        gone = set(netops.delete_group(data.get("dev_group"), ours))  # the switch ports, OVS done with them
         # netdev internal ports (taps) outlive a killed ovs-vswitchd
         taps = [b for b in bridges if netops.link_exists(b)]
         netops.run_batch("ip", ["link del dev %s" % b for b in taps], check=False)
         summary["bridges"] = max(summary["bridges"], len(taps))
+    summary["links"] = len(gone - set(bridges))
     kill_point("clean-bridges")
-    # processes left inside the hosts' namespaces (daemons started from the
-    # CLI), found by namespace identity, before the shells go
-    nsmap = netns_map()
-    idents = [i for i in (recorded_netns_still_ours(h, nsmap) for h in data.get("hosts", [])) if i]
-    summary["procs"] += stop_netns_processes(idents, exclude={h["pid"] for h in data.get("hosts", [])})
     hosts = [h for h in data.get("hosts", []) if same_process(h)]
     for h in hosts:
         try:
@@ -293,7 +298,7 @@ def clean_from_state(data, log=print):
     # root-namespace veth ends (switch ports): deleting one end removes the pair
     rl = netops.wait_links_gone([n for n in data.get("root_links", []) if n.startswith(BRIDGE_PREFIX)])
     netops.run_batch("ip", ["link del dev %s" % n for n in rl], check=False)
-    summary["links"] = len(rl)
+    summary["links"] += len(rl)
     kill_point("clean-links")
     for s in data.get("sockets", []):
         if os.path.dirname(s) == AGENT_SOCK_DIR and os.path.lexists(s) and remove_stale_socket(s):

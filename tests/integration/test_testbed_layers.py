@@ -100,6 +100,41 @@ def test_server_centric_l2_wiring_without_agent():
     assert_clean(tb)
 
 
+@pytest.mark.parametrize("switch", ["ovs", "lxbr"])
+def test_switch_side_is_one_device_group_deleted_only_when_all_ours(switch):
+    """The run's root-namespace veth ends and Linux bridges share a random
+    device group, so that teardown removes them in one request; an
+    interface someone else put in that group stops the group delete (and
+    survives), and teardown still removes all of ours, one by one."""
+    with Testbed(BUILD, "tree leaves=2 per_leaf=2", switch=switch, log=quiet) as tb:
+        d = tb.state.data
+        group = d["dev_group"]
+        ours = set(d["root_links"]) | (set(d["bridges"]) if switch == "lxbr" else set())
+        assert set(netops.group_members(group)) == ours
+        # nothing outside the group is deleted with it, and a stranger stops it
+        stranger = "xgrp%d" % os.getpid()
+        subprocess.run(["ip", "link", "add", stranger, "type", "veth", "peer", "name", stranger + "p"], check=True)
+        subprocess.run(["ip", "link", "set", "dev", stranger, "group", str(group)], check=True)
+        try:
+            assert netops.delete_group(group, sorted(ours)) == []
+            assert set(ours) <= set(netops.group_members(group))
+        except BaseException:
+            subprocess.run(["ip", "link", "del", stranger])
+            raise
+    try:
+        assert_clean(tb)
+        assert netops.link_exists(stranger), "teardown deleted an interface that is not the run's"
+    finally:
+        subprocess.run(["ip", "link", "del", stranger])
+    # only ours in the group: one request removes every one of them
+    with Testbed(BUILD, "tree leaves=2 per_leaf=2", switch=switch, log=quiet) as tb:
+        d = tb.state.data
+        members = netops.group_members(d["dev_group"])
+        assert members and sorted(netops.delete_group(d["dev_group"], d["root_links"] + d["bridges"])) == sorted(members)
+        assert not [n for n in members if netops.link_exists(n)]
+    assert_clean(tb)
+
+
 def _start_held(args, timeout=60):
     p = subprocess.Popen([sys.executable, ENTRY, "--build-dir", BUILD, "--hold", "--no-smoke"] + args,
                          stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
