@@ -8,7 +8,19 @@ from mininet.link import TCIntf
 # links and 10 Gb/s container links; the userspace OVS datapath forwards
 # about 1 Gb/s per flow here, and every relay hop is a userspace agent.
 DEFAULT_SERVER = {"bw": 100.0, "delay": None, "jitter": None, "loss": None, "max_queue_size": None,
-                  "small_first": False}
+                  "small_first": False, "shaper": "htb"}
+
+# The shaper of a link with a rate only (no delay, loss or small frames
+# first): "htb", Mininet's own (a qdisc and a class), or "tbf" (a token
+# bucket with a pfifo child, as Mininet's use_tbf option gives). Each htb
+# qdisc and class is a tc filter block, and this kernel walks a list of
+# every block on the box each time one is made or removed, so shaping the
+# n-th interface costs time growing with n (tests/bench/tc_blocks.sh); tbf
+# has no filter block. htb stays the default: every committed result ran on
+# it. docs/testbed.md ("Bring-up benchmark").
+SHAPERS = ("htb", "tbf")
+TBF_BURST = "15k"  # Mininet's htb burst; a tbf drops frames larger than its burst
+DEFAULT_QUEUE_PKTS = 1000  # the kernel's: htb's leaf pfifo takes the interface's txqueuelen
 
 # "small frames first" (small_first): on a shaped link, frames whose IPv4
 # packet (or project header payload) is under SMALL_BYTES bytes, i.e. TCP
@@ -75,8 +87,10 @@ def tc_lines(ifname, params):
     p = params or {}
     if p.get("bw") is None and not p.get("delay") and not p.get("loss") and p.get("max_queue_size") is None:
         return []
-    cmds, parent = _BUILDER.bwCmds(bw=p.get("bw"))
     netem = p.get("delay") or p.get("jitter") or p.get("loss")
+    if p.get("shaper") == "tbf" and p.get("bw") is not None and not netem and not p.get("small_first"):
+        return tbf_lines(ifname, p["bw"], p.get("max_queue_size"))
+    cmds, parent = _BUILDER.bwCmds(bw=p.get("bw"))
     if p.get("small_first") and p.get("bw") is not None and not netem:
         return [(c % ("", ifname)).strip() for c in cmds] + small_first_lines(ifname, p["bw"], p.get("max_queue_size"))
     if p.get("max_queue_size") is not None and not netem:
@@ -89,6 +103,14 @@ def tc_lines(ifname, params):
         more, parent = TCIntf.delayCmds(parent, delay=p.get("delay"), jitter=p.get("jitter"),
                                         loss=p.get("loss"), max_queue_size=p.get("max_queue_size"))
     return [(c % ("", ifname)).strip() for c in cmds + more]
+
+
+def tbf_lines(ifname, bw, queue):
+    """A token bucket at bw Mb/s over a pfifo of `queue` packets (the
+    kernel's 1000 when None), as the htb class and its leaf would give."""
+    return ["qdisc add dev %s root handle 5:0 tbf rate %fMbit burst %s limit 15000" % (ifname, bw, TBF_BURST),
+            "qdisc add dev %s parent 5:1 handle 10: pfifo limit %d" % (
+                ifname, DEFAULT_QUEUE_PKTS if queue is None else queue)]
 
 
 def small_first_lines(ifname, bw, queue):
@@ -122,11 +144,14 @@ def describe(params):
         parts.append("queue %d pkts" % p["max_queue_size"])
     if p.get("small_first") and p.get("bw") is not None:
         parts.append("small frames first")
+    elif p.get("shaper", "htb") != "htb" and p.get("bw") is not None:
+        parts.append("%s shaper" % p["shaper"])
     return ", ".join(parts)
 
 
 def parse_override(text, base):
-    """'bw=200,delay=1ms,loss=0.1,max_queue_size=100' (bw=none: unshaped)."""
+    """'bw=200,delay=1ms,loss=0.1,max_queue_size=100,small_first=on,shaper=tbf'
+    (bw=none: unshaped)."""
     out = dict(base)
     if not text:
         return out
@@ -136,9 +161,14 @@ def parse_override(text, base):
         if "=" not in item:
             raise ValueError("link option %r: expected key=value" % item)
         k, v = (x.strip() for x in item.split("=", 1))
-        if k not in ("bw", "delay", "jitter", "loss", "max_queue_size", "small_first"):
-            raise ValueError("link option %r: unknown (bw, delay, jitter, loss, max_queue_size, small_first)" % k)
-        if k == "small_first":
+        if k not in ("bw", "delay", "jitter", "loss", "max_queue_size", "small_first", "shaper"):
+            raise ValueError("link option %r: unknown (bw, delay, jitter, loss, max_queue_size, small_first, "
+                             "shaper)" % k)
+        if k == "shaper":
+            if v.lower() not in SHAPERS:
+                raise ValueError("link option shaper=%s: %s" % (v, " or ".join(SHAPERS)))
+            out[k] = v.lower()
+        elif k == "small_first":
             if v.lower() not in ("on", "off"):
                 raise ValueError("link option small_first=%s: on or off" % v)
             out[k] = v.lower() == "on"
@@ -154,4 +184,7 @@ def parse_override(text, base):
                 raise ValueError("link option max_queue_size=%s: at least 1 packet" % v)
         else:
             out[k] = v
+    if out.get("shaper") == "tbf" and (out.get("small_first") or out.get("delay") or out.get("jitter")
+                                       or out.get("loss")):
+        raise ValueError("link option shaper=tbf: a rate only; small_first, delay, jitter and loss need htb")
     return out

@@ -21,7 +21,7 @@ import time
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, REPO)
 
-from orchestrator import smoke, testing  # noqa: E402
+from orchestrator import linkclass, smoke, testing  # noqa: E402
 from orchestrator.testbed import Testbed, TestbedError  # noqa: E402
 
 # 1024: half of the 2048 container (servers keep 4 ports: the NHA carries a 2-bit out port)
@@ -85,12 +85,12 @@ def run_ok(rec):
         and "error" not in rec
 
 
-def one_run(build, spec, switch, log, hello_ms):
-    rec = {"spec": spec, "switch": switch, "hello_ms": hello_ms}
+def one_run(build, spec, switch, log, hello_ms, shaper="htb"):
+    rec = {"spec": spec, "switch": switch, "hello_ms": hello_ms, "shaper": shaper}
     sampler = MemSampler()
     sampler.start()
-    tb = Testbed(build, spec, switch=switch, log=log, hello_ms=hello_ms,
-                 ready_timeout=900)
+    tb = Testbed(build, spec, switch=switch, log=log, hello_ms=hello_ms, ready_timeout=900,
+                 server_link=dict(linkclass.DEFAULT_SERVER, shaper=shaper))
     t0 = time.time()
     try:
         tb.start()
@@ -137,6 +137,8 @@ def main():
     ap.add_argument("--sizes", default="16,64,256,1024")
     ap.add_argument("--switch", default="ovs,lxbr")
     ap.add_argument("--no-2048", action="store_true")
+    ap.add_argument("--container-shapers", default="htb,tbf",
+                    help="the 2048-server container once per link shaper (orchestrator/linkclass.py SHAPERS)")
     ap.add_argument("--out", default=os.path.join(REPO, "results", "bringup", "summary.json"))
     a = ap.parse_args()
     if os.geteuid() != 0:
@@ -157,10 +159,10 @@ def main():
         plan = []
         for size in [int(x) for x in a.sizes.split(",") if x]:
             for sw in a.switch.split(","):
-                plan.append((SIZES[size], sw))
+                plan.append((SIZES[size], sw, "htb"))
         if not a.no_2048:
-            plan.append((CONTAINER_2048, "lxbr"))
-        for spec, sw in plan:
+            plan += [(CONTAINER_2048, "lxbr", sh) for sh in a.container_shapers.split(",")]
+        for spec, sw, shaper in plan:
             links = int(json.loads(subprocess.run(
                 [testing.tool_path(a.build, "dcn-topo"), "stats"] + spec.split(),
                 stdout=subprocess.PIPE, text=True).stdout)["links"])
@@ -170,7 +172,7 @@ def main():
                              "(measured ~25 ms per port and growing)" % links})
                 print("== %s on %s: skipped (%d links)" % (spec, sw, links), flush=True)
                 continue
-            print("== %s on %s" % (spec, sw), flush=True)
+            print("== %s on %s%s" % (spec, sw, "" if shaper == "htb" else ", %s shaper" % shaper), flush=True)
             # the fast hello for small instances; the interface default (1 s)
             # from 1024 servers on: thousands of agents flooding hellos every
             # 100 ms saturate the 2 cores
@@ -180,7 +182,7 @@ def main():
             with open("/run/dcn-netns.lock", "a") as lock:
                 if not os.environ.get("DCN_NETNS_LOCKED"):  # else the caller holds it for all runs
                     fcntl.flock(lock, fcntl.LOCK_EX)
-                rec = one_run(a.build, spec, sw, log, 100 if n_srv <= 256 else 1000)
+                rec = one_run(a.build, spec, sw, log, 100 if n_srv <= 256 else 1000, shaper)
             print("   -> %s" % json.dumps({k: rec.get(k) for k in ("ok", "up_s", "peak_mem_mib", "error")}),
                   flush=True)
             runs.append(rec)
@@ -226,7 +228,8 @@ def table(summary):
         "| teardown (s) | ok |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in summary["runs"]:
-        sw = r["switch"] + (" " + r["datapath"] if r.get("datapath") else "")
+        sw = r["switch"] + (" " + r["datapath"] if r.get("datapath") else "") + \
+            (", %s shaper" % r["shaper"] if r.get("shaper", "htb") != "htb" else "")
         if r.get("skipped"):
             lines.append("| %s | | %s | | skipped: %s | | | | | | | | | | | no |" % (r["spec"], sw, r["skipped"]))
             continue

@@ -1,5 +1,6 @@
 """Link classes into tc commands (no root needed): a queue size without
-netem, which this kernel does not have."""
+netem, which this kernel does not have; small frames first; the tbf shaper
+(and, with root, a tbf-shaped tree carrying TCP at its rate)."""
 import os
 import sys
 
@@ -7,6 +8,10 @@ import pytest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "orchestrator"))
 import linkclass  # noqa: E402
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+from orchestrator import smoke, testing  # noqa: E402
+from orchestrator.testbed import Testbed  # noqa: E402
 
 
 def test_queue_size_is_a_pfifo_under_the_shaper():
@@ -58,3 +63,36 @@ def test_small_frames_first_needs_a_shaper():
     assert linkclass.parse_override("small_first=on", linkclass.DEFAULT_SERVER)["small_first"] is True
     with pytest.raises(ValueError):
         linkclass.parse_override("small_first=yes", linkclass.DEFAULT_SERVER)
+
+
+def test_tbf_shaper_is_a_token_bucket_over_the_same_queue():
+    p = linkclass.parse_override("bw=20,shaper=tbf", linkclass.DEFAULT_SERVER)
+    lines = linkclass.tc_lines("s0-eth1", p)
+    assert lines[0].startswith("qdisc add dev s0-eth1 root handle 5:0 tbf rate 20.000000Mbit burst 15k")
+    assert lines[1] == "qdisc add dev s0-eth1 parent 5:1 handle 10: pfifo limit 1000"  # the kernel's default
+    assert not any("htb" in l for l in lines)
+    assert linkclass.tc_lines("x", dict(p, max_queue_size=50))[1].endswith("pfifo limit 50")
+    assert "tbf shaper" in linkclass.describe(p)
+    # htb stays the default, as every committed result ran on it
+    assert linkclass.DEFAULT_SERVER["shaper"] == "htb"
+    assert "htb" in linkclass.tc_lines("x", linkclass.DEFAULT_SERVER)[0]
+    assert linkclass.tc_lines("x", dict(p, bw=None)) == []
+
+
+def test_tbf_shaper_takes_a_rate_only():
+    for bad in ("shaper=tbf,small_first=on", "shaper=tbf,delay=1ms", "shaper=tbf,loss=1", "shaper=cake"):
+        with pytest.raises(ValueError):
+            linkclass.parse_override(bad, linkclass.DEFAULT_SERVER)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root (network namespaces)")
+def test_tbf_shaper_holds_the_rate_across_a_tree():
+    """The same TCP transfer as the testbed's smoke check, across both
+    leaves and the root, on 20 Mb/s tbf links: at most the rate, and most of it."""
+    server = linkclass.parse_override("bw=20,shaper=tbf", linkclass.DEFAULT_SERVER)
+    with Testbed(testing.build_dir(), "tree leaves=2 per_leaf=2", switch="lxbr", server_link=server,
+                 log=lambda _m: None) as tb:
+        rc, out, _ = tb.run_in("h0", ["tc", "qdisc", "show", "dev", "h0-eth0"])
+        assert rc == 0 and "tbf" in out and "htb" not in out, out
+        r = smoke.iperf(tb, "h0", "h3", seconds=3)
+        assert 14 <= r["mbps"] <= 20.5, r
