@@ -1,0 +1,48 @@
+#!/bin/bash
+# Does the agents' hello rate decide whether OVS's userspace datapath carries
+# a 256-server BCube_3 (issue 9)? Brings `bcube n=4 k=3` up on OVS with
+# 100 ms and 1000 ms hellos, alternating (100 1000 100 1000 ...), and prints
+# what the testbed's own smoke check says of each: sampled pings through
+# the agents and one iperf3 across 4 relayed hops.
+#
+#   sudo tests/bench/ovs_hello.sh BUILD_DIR [--rounds 2] [--out FILE]
+#
+# Each run is `orchestrator/dcn_testbed.py --no-cli`, which takes the
+# machine-wide namespace lock itself and tears everything down. Not a
+# timed test: nothing is asserted. docs/testbed.md says what it shows.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+build=${1:-}; shift || true
+rounds=2 out=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --rounds) rounds=${2:-}; shift 2 ;;
+    --out) out=${2:-}; shift 2 ;;
+    *) echo "ovs_hello.sh: unknown option $1" >&2; exit 2 ;;
+  esac
+done
+if [ -z "$build" ] || ! [[ "$rounds" =~ ^[1-9][0-9]*$ ]]; then
+  echo "ovs_hello.sh: usage: ovs_hello.sh BUILD_DIR [--rounds N] [--out FILE]" >&2; exit 2
+fi
+[ "$(id -u)" = 0 ] || { echo "ovs_hello.sh: needs root"; exit 77; }
+command -v ovs-vsctl >/dev/null || { echo "ovs_hello.sh: Open vSwitch is not installed"; exit 77; }
+
+run() {
+  echo "# tests/bench/ovs_hello.sh --rounds $rounds: bcube n=4 k=3 (256 servers, 1024 links) on OVS"
+  echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, commit $(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+  echo "# hello_ms, exit status, the smoke check's ping and iperf3 lines"
+  log=$(mktemp)
+  for r in $(seq 1 "$rounds"); do
+    for h in 100 1000; do
+      /usr/bin/python3 "$repo/orchestrator/dcn_testbed.py" --build-dir "$build" --topo "bcube n=4 k=3" \
+        --switch ovs --no-cli --hello-ms "$h" >"$log" 2>&1
+      rc=$?
+      echo "hello $h ms, round $r, exit $rc"
+      grep -E "^\*\*\* (ping a sample|iperf3 )" "$log" | sed 's/^/  /'
+    done
+  done
+  rm -f "$log"
+}
+
+if [ -n "$out" ]; then run | tee "$out"; else run; fi
