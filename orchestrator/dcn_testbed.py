@@ -9,6 +9,7 @@ import json
 import os
 import signal
 import sys
+import time
 
 
 
@@ -206,8 +207,12 @@ def main(argv=None):
         elif a.hold:
             tb.log("*** holding the testbed up (pid %d); SIGTERM or Ctrl-C tears it down" % os.getpid())
             signal.signal(signal.SIGINT, _on_signal)
+            # Not signal.pause(): a signal that lands after Python's last
+            # check and before the pause() call is handled only at the next
+            # signal, so the teardown waited forever (seen once in CI). A
+            # sleep returns within a second and the handler then runs.
             while True:
-                signal.pause()
+                time.sleep(1)
     except TestbedError as e:
         say_err("dcn_testbed: %s" % " ".join(str(e).split()))
         rc = 2
