@@ -251,6 +251,30 @@ def _is_zombie(pid):
         return True
 
 
+def delete_switch_side(data):
+    """The run's switches, and the switch side of every link in one request
+    (`netops.delete_group`; the hosts' ends go with them): Linux bridges with
+    their ports; OVS bridges first, then their ports once OVS has let go of
+    them. What is not in the group is deleted by name. Used by the teardown
+    and by the clean of a dead run. Returns {"bridges": n, "links": n}."""
+    bridges = [b for b in data.get("bridges", []) if b.startswith(BRIDGE_PREFIX)]
+    ours = bridges + [n for n in data.get("root_links", []) if n.startswith(BRIDGE_PREFIX)]
+    if data.get("switch") == "lxbr":
+        gone = set(netops.delete_group(data.get("dev_group"), ours))
+        left = [b for b in bridges if b not in gone and netops.link_exists(b)]
+        netops.run_batch("ip", ["link del dev %s" % b for b in left], check=False)
+        n_bridges = len(left) + len(gone & set(bridges))
+    else:
+        n_bridges = ovs.del_bridges(bridges) if bridges and ovs.daemons_running() else 0
+        gone = set(netops.delete_group(data.get("dev_group"), ours))
+        # a netdev bridge's internal port is a tap device vswitchd removes;
+        # taps outlive a killed ovs-vswitchd: remove the ones named after our bridges
+        taps = [b for b in bridges if netops.link_exists(b)]
+        netops.run_batch("ip", ["link del dev %s" % b for b in taps], check=False)
+        n_bridges = max(n_bridges, len(taps))
+    return {"bridges": n_bridges, "links": len(gone - set(bridges))}
+
+
 def clean_from_state(data, log=print):
     """Remove what a (dead) run recorded. Returns a summary dict."""
     summary = {"procs": 0, "bridges": 0, "links": 0, "hosts": 0, "sockets": 0}
@@ -266,22 +290,7 @@ def clean_from_state(data, log=print):
     nsmap = netns_map()
     idents = [i for i in (recorded_netns_still_ours(h, nsmap) for h in data.get("hosts", [])) if i]
     summary["procs"] += stop_netns_processes(idents, exclude={h["pid"] for h in data.get("hosts", [])})
-    bridges = [b for b in data.get("bridges", []) if b.startswith(BRIDGE_PREFIX)]
-    ours = bridges + [n for n in data.get("root_links", []) if n.startswith(BRIDGE_PREFIX)]
-    if data.get("switch") == "lxbr":
-        gone = set(netops.delete_group(data.get("dev_group"), ours))  # bridges and switch ports at once
-        links = [b for b in bridges if b not in gone and netops.link_exists(b)]
-        netops.run_batch("ip", ["link del dev %s" % b for b in links], check=False)
-        summary["bridges"] = len(links) + len(gone & set(bridges))
-    else:
-        if bridges and ovs.daemons_running():
-            summary["bridges"] = ovs.del_bridges(bridges)
-        gone = set(netops.delete_group(data.get("dev_group"), ours))  # the switch ports, OVS done with them
-        # netdev internal ports (taps) outlive a killed ovs-vswitchd
-        taps = [b for b in bridges if netops.link_exists(b)]
-        netops.run_batch("ip", ["link del dev %s" % b for b in taps], check=False)
-        summary["bridges"] = max(summary["bridges"], len(taps))
-    summary["links"] = len(gone - set(bridges))
+    summary.update(delete_switch_side(data))
     kill_point("clean-bridges")
     hosts = [h for h in data.get("hosts", []) if same_process(h)]
     for h in hosts:

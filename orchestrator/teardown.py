@@ -75,24 +75,7 @@ class Teardown:
             self.log("*** stopped %d process%s left in the hosts' namespaces" % (n, "" if n == 1 else "es"))
 
     def _delete_bridges(self):
-        """The switches, and the switch side of every link in one request
-        (the hosts' ends go with them): Linux bridges with their ports; OVS
-        bridges first, then their ports once OVS has let go of them."""
-        d = self.state.data
-        bridges = list(d.get("bridges", []))
-        ours = d.get("root_links", []) + bridges
-        if self.is_ovs:
-            if bridges and ovs.daemons_running():
-                ovs.del_bridges(bridges)
-            netops.delete_group(d.get("dev_group"), ours)
-            # a netdev bridge's internal port is a tap device vswitchd removes;
-            # if vswitchd died, remove the ones named after our bridges
-            left = [b for b in bridges if netops.link_exists(b)]
-            netops.run_batch("ip", ["link del dev %s" % b for b in left], check=False)
-        else:
-            netops.delete_group(d.get("dev_group"), ours)
-            present = [b for b in bridges if netops.link_exists(b)]
-            netops.run_batch("ip", ["link del dev %s" % b for b in present], check=False)
+        state.delete_switch_side(self.state.data)
 
     def _delete_root_links(self):
         rl = netops.wait_links_gone(self.state.data.get("root_links", []))
