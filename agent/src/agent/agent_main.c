@@ -158,7 +158,7 @@ static void on_port(struct ev_loop *loop, ev_io *w, int revents);
 static int attach_port(agent *a, unsigned p)
 {
     char err[200];
-    if (rawsock_open(&a->sock[p], a->ifname[p], err, sizeof err) < 0) {
+    if (rawsock_open(&a->sock[p], a->ifname[p], a->opt.rx_ring, err, sizeof err) < 0) {
         a->sock[p].fd = -1;
         logf_("port %u: %s (port unused)", p, err);
         return -1;
@@ -231,6 +231,10 @@ static void on_port(struct ev_loop *loop, ev_io *w, int revents)
         }
         gro_flush(a);
         flush_all(a); /* the batch buffers are reused by the next recvmmsg */
+        uint64_t cut = s->rx_truncated;
+        rawsock_recv_done(s); /* ring frames back to the kernel */
+        a->e->c.drop_truncated += cut;
+        s->rx_truncated = 0;
         if (n < RAWSOCK_BATCH)
             break;
     }

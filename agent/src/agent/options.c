@@ -1,5 +1,7 @@
 #include "options.h"
 
+#include "agent/os/rawsock.h"
+
 #include <errno.h>
 #include <getopt.h>
 #include <grp.h>
@@ -75,7 +77,8 @@ int agent_ifname(const agent_options *o, unsigned port, char *out, size_t len)
 
 enum {
     OPT_TOPO = 1000, OPT_NAME, OPT_IFFMT, OPT_PORT, OPT_CTL, OPT_CTL_GROUP, OPT_HELLO, OPT_DEAD, OPT_CAP, OPT_MTU, OPT_PCAP,
-    OPT_TUN, OPT_SEED, OPT_LOG, OPT_PID, OPT_FG, OPT_CHECK, OPT_HELP, OPT_MDCUBE_ROUTING, OPT_TUN_OFFLOAD
+    OPT_TUN, OPT_SEED, OPT_LOG, OPT_PID, OPT_FG, OPT_CHECK, OPT_HELP, OPT_MDCUBE_ROUTING, OPT_TUN_OFFLOAD,
+    OPT_RX_RING
 };
 
 static const struct option longopts[] = {
@@ -94,6 +97,7 @@ static const struct option longopts[] = {
     {"seed", required_argument, NULL, OPT_SEED},
     {"mdcube-routing", required_argument, NULL, OPT_MDCUBE_ROUTING},
     {"tun-offload", required_argument, NULL, OPT_TUN_OFFLOAD},
+    {"rx-ring", required_argument, NULL, OPT_RX_RING},
     {"log", required_argument, NULL, OPT_LOG},
     {"pidfile", required_argument, NULL, OPT_PID},
     {"foreground", no_argument, NULL, OPT_FG},
@@ -242,6 +246,12 @@ int agent_options_parse(agent_options *o, int argc, char **argv, char *err, size
                 o->tun_offload = false;
             else {
                 snprintf(err, errlen, "--tun-offload must be on or off, got '%s'", a);
+                return -1;
+            }
+            break;
+        case OPT_RX_RING:
+            if (parse_u32(a, 0, RAWSOCK_RING_MAX, &o->rx_ring) < 0) {
+                snprintf(err, errlen, "--rx-ring must be 0 (off) or a frame count up to %u, got '%s'", RAWSOCK_RING_MAX, a);
                 return -1;
             }
             break;

@@ -22,6 +22,7 @@ typedef struct agent_options {
     char pcap[256], tun[16], log[256], pidfile[256];
     uint64_t seed;
     engine_mdcube_routing mdcube_routing; /* --mdcube-routing hier (default) | source */
+    uint32_t rx_ring; /* --rx-ring FRAMES: a TPACKET_V2 receive ring per port; 0 (default): recvmmsg */
     bool tun_offload; /* --tun-offload on (default) | off: IFF_VNET_HDR, TSO4 and checksum offload on TUN */
     bool foreground;
     bool check; /* --check: validate the options and the topology, then exit */

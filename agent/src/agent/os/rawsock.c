@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "agent/core/proto.h"
@@ -42,7 +43,50 @@ int rawsock_carrier(const char *ifname)
     return (ifr.ifr_flags & IFF_UP) && (ifr.ifr_flags & IFF_RUNNING);
 }
 
-int rawsock_open(rawsock *s, const char *ifname, char *err, size_t errlen)
+#define RING_BLOCK (64u << 10) /* bytes per ring block; a frame never straddles two */
+
+static uint8_t *ring_frame(const rawsock *s, unsigned i)
+{
+    return s->ring + (size_t)(i / s->ring_per_block) * s->ring_block + (size_t)(i % s->ring_per_block) * s->ring_frame;
+}
+
+/* The TPACKET_V2 receive ring: at least `want` frames of one slot each
+ * (after the ring's own header), in whole blocks, mapped here. The kernel
+ * allocates and zeroes it, so it is resident from the start. */
+static int ring_open(rawsock *s, unsigned want, char *err, size_t errlen)
+{
+    int version = TPACKET_V2;
+    if (setsockopt(s->fd, SOL_PACKET, PACKET_VERSION, &version, sizeof version) < 0) {
+        snprintf(err, errlen, "PACKET_VERSION TPACKET_V2: %s", strerror(errno));
+        return -1;
+    }
+    /* the frame's data starts at TPACKET_ALIGN(header + 16) (the kernel's
+     * netoff for a 14-byte Ethernet header); one slot of data after it */
+    size_t frame = TPACKET_ALIGN(TPACKET_ALIGN(TPACKET2_HDRLEN + 16) + s->slot);
+    unsigned per_block = (unsigned)(RING_BLOCK / frame);
+    unsigned blocks = (want + per_block - 1) / per_block;
+    struct tpacket_req req = {.tp_block_size = RING_BLOCK, .tp_block_nr = blocks,
+                              .tp_frame_size = (unsigned)frame, .tp_frame_nr = blocks * per_block};
+    if (setsockopt(s->fd, SOL_PACKET, PACKET_RX_RING, &req, sizeof req) < 0) {
+        snprintf(err, errlen, "PACKET_RX_RING of %u frames: %s", req.tp_frame_nr, strerror(errno));
+        return -1;
+    }
+    size_t bytes = (size_t)RING_BLOCK * blocks;
+    void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd, 0);
+    if (m == MAP_FAILED) {
+        snprintf(err, errlen, "mmap of the receive ring (%zu bytes): %s", bytes, strerror(errno));
+        return -1;
+    }
+    s->ring = m;
+    s->ring_bytes = bytes;
+    s->ring_block = RING_BLOCK;
+    s->ring_frame = frame;
+    s->ring_per_block = per_block;
+    s->ring_frames = req.tp_frame_nr;
+    return 0;
+}
+
+int rawsock_open(rawsock *s, const char *ifname, unsigned rx_ring_frames, char *err, size_t errlen)
 {
     memset(s, 0, sizeof *s);
     s->fd = -1;
@@ -64,6 +108,21 @@ int rawsock_open(rawsock *s, const char *ifname, char *err, size_t errlen)
         goto fail;
     }
     (void)setsockopt(s->fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, &one, sizeof one);
+    struct ifreq ifr;
+    memset(&ifr, 0, sizeof ifr);
+    snprintf(ifr.ifr_name, sizeof ifr.ifr_name, "%s", ifname);
+    s->slot = rawsock_slot_for_mtu(ioctl(s->fd, SIOCGIFMTU, &ifr) == 0 && ifr.ifr_mtu > 0 ? (unsigned)ifr.ifr_mtu : 0);
+    if (rx_ring_frames > RAWSOCK_RING_MAX) {
+        snprintf(err, errlen, "%s: receive ring of %u frames: at most %u", ifname, rx_ring_frames, RAWSOCK_RING_MAX);
+        goto fail;
+    }
+    /* before bind, so that no frame waits in the socket queue beside the ring */
+    if (rx_ring_frames && ring_open(s, rx_ring_frames, err, errlen) < 0) {
+        char why[160];
+        snprintf(why, sizeof why, "%s", err);
+        snprintf(err, errlen, "%s: %s", ifname, why);
+        goto fail;
+    }
     if (setsockopt(s->fd, SOL_SOCKET, SO_RCVBUFFORCE, &buf, sizeof buf) < 0)
         (void)setsockopt(s->fd, SOL_SOCKET, SO_RCVBUF, &buf, sizeof buf);
     if (setsockopt(s->fd, SOL_SOCKET, SO_SNDBUFFORCE, &buf, sizeof buf) < 0)
@@ -77,28 +136,25 @@ int rawsock_open(rawsock *s, const char *ifname, char *err, size_t errlen)
         snprintf(err, errlen, "%s: bind: %s", ifname, strerror(errno));
         goto fail;
     }
-    struct ifreq ifr;
-    memset(&ifr, 0, sizeof ifr);
-    snprintf(ifr.ifr_name, sizeof ifr.ifr_name, "%s", ifname);
     if (ioctl(s->fd, SIOCGIFHWADDR, &ifr) < 0) {
         snprintf(err, errlen, "%s: get MAC: %s", ifname, strerror(errno));
         goto fail;
     }
     memcpy(s->mac, ifr.ifr_hwaddr.sa_data, 6);
     s->carrier = rawsock_carrier(ifname) == 1;
-    s->slot = rawsock_slot_for_mtu(ioctl(s->fd, SIOCGIFMTU, &ifr) == 0 && ifr.ifr_mtu > 0 ? (unsigned)ifr.ifr_mtu : 0);
     size_t bytes = (size_t)RAWSOCK_BATCH * s->slot;
-    s->rbuf = malloc(bytes);
+    s->rbuf = s->ring ? NULL : malloc(bytes); /* the ring is the receive buffer */
     s->tbuf = malloc(bytes);
-    if (!s->rbuf || !s->tbuf) {
+    if ((!s->ring && !s->rbuf) || !s->tbuf) {
         snprintf(err, errlen, "out of memory");
         goto fail;
     }
     /* resident now, not page by page as batches get deeper (see rawsock.h) */
-    prefault(s->rbuf, bytes);
+    if (s->rbuf)
+        prefault(s->rbuf, bytes);
     prefault(s->tbuf, bytes);
     for (unsigned i = 0; i < RAWSOCK_BATCH; i++) {
-        s->riov[i].iov_base = s->rbuf + (size_t)i * s->slot;
+        s->riov[i].iov_base = s->rbuf ? s->rbuf + (size_t)i * s->slot : NULL;
         s->riov[i].iov_len = s->slot;
         s->rmsg[i].msg_hdr.msg_iov = &s->riov[i];
         s->rmsg[i].msg_hdr.msg_iovlen = 1;
@@ -116,6 +172,9 @@ fail:
 
 void rawsock_close(rawsock *s)
 {
+    if (s->ring)
+        munmap(s->ring, s->ring_bytes);
+    s->ring = NULL;
     if (s->fd >= 0)
         close(s->fd);
     s->fd = -1;
@@ -131,8 +190,59 @@ size_t rawsock_slot_for_mtu(unsigned mtu)
     return ((size_t)mtu + RAWSOCK_L2_ROOM + 63) & ~(size_t)63;
 }
 
+/* Frames the kernel has filled, from ring_head on, up to one batch. A
+ * frame is checked before it is handed out: its data must lie inside it,
+ * and a frame cut short by the ring (longer than a slot) is dropped. */
+static int ring_recv_batch(rawsock *s)
+{
+    int n = 0;
+    s->ring_taken = 0;
+    unsigned most = s->ring_frames < RAWSOCK_BATCH ? s->ring_frames : RAWSOCK_BATCH;
+    while (s->ring_taken < most) {
+        uint8_t *f = ring_frame(s, (s->ring_head + s->ring_taken) % s->ring_frames);
+        struct tpacket2_hdr *h = (struct tpacket2_hdr *)f;
+        uint32_t status = __atomic_load_n(&h->tp_status, __ATOMIC_ACQUIRE);
+        if (!(status & TP_STATUS_USER))
+            break;
+        s->ring_taken++;
+        if (h->tp_snaplen != h->tp_len || (size_t)h->tp_mac + h->tp_snaplen > s->ring_frame ||
+            h->tp_mac < TPACKET2_HDRLEN) {
+            s->rx_truncated++;
+            continue;
+        }
+        const struct sockaddr_ll *sll = (const struct sockaddr_ll *)(f + TPACKET_ALIGN(sizeof *h));
+        s->riov[n].iov_base = f + h->tp_mac;
+        s->rmsg[n].msg_len = h->tp_snaplen;
+        s->rfrom[n].sll_pkttype = sll->sll_pkttype;
+        n++;
+    }
+    if (s->ring_taken == 0) {
+        /* woken with no frame: a pending socket error (ENETDOWN when the
+         * port went down) keeps the socket readable until it is read, and
+         * nothing else reads it in ring mode */
+        int e;
+        socklen_t el = sizeof e;
+        (void)getsockopt(s->fd, SOL_SOCKET, SO_ERROR, &e, &el);
+    }
+    return n;
+}
+
+void rawsock_recv_done(rawsock *s)
+{
+    if (!s->ring)
+        return;
+    for (unsigned i = 0; i < s->ring_taken; i++) {
+        struct tpacket2_hdr *h = (struct tpacket2_hdr *)ring_frame(s, (s->ring_head + i) % s->ring_frames);
+        __atomic_store_n(&h->tp_status, TP_STATUS_KERNEL, __ATOMIC_RELEASE);
+    }
+    s->ring_head = (s->ring_head + s->ring_taken) % s->ring_frames;
+    s->ring_taken = 0;
+}
+
 int rawsock_recv_batch(rawsock *s)
 {
+    if (s->ring)
+        return ring_recv_batch(s);
     for (unsigned i = 0; i < RAWSOCK_BATCH; i++) {
         s->riov[i].iov_len = s->slot;
         s->rmsg[i].msg_hdr.msg_namelen = sizeof s->rfrom[i];

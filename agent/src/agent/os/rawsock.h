@@ -1,7 +1,10 @@
 /* One AF_PACKET socket per server port, bound to its interface, with a
  * classic BPF filter for EtherType 0x88B5 and outgoing frames ignored.
- * Receives in batches with recvmmsg() into buffers allocated once, and
- * sends in batches with sendmmsg() from a queue of preallocated slots. */
+ * Receives in batches, either with recvmmsg() into buffers allocated once,
+ * or (--rx-ring N) from a TPACKET_V2 receive ring of N frames mapped into
+ * the agent, which saves the system call and the socket-queue work per
+ * frame. Sends in batches with sendmmsg() from a queue of preallocated
+ * slots. */
 #ifndef DCN_AGENT_RAWSOCK_H
 #define DCN_AGENT_RAWSOCK_H
 
@@ -29,6 +32,13 @@ typedef struct rawsock {
     struct iovec tiov[RAWSOCK_BATCH];
     uint8_t *tbuf;
     size_t slot;         /* bytes per frame slot, from the port's MTU (rawsock_slot_for_mtu) */
+    /* the receive ring (rx_ring_frames > 0), else NULL */
+    uint8_t *ring;
+    size_t ring_bytes, ring_block, ring_frame;
+    unsigned ring_frames, ring_per_block;
+    unsigned ring_head;  /* the next frame to look at */
+    unsigned ring_taken; /* frames handed out by the last rawsock_recv_batch */
+    uint64_t rx_truncated; /* ring frames longer than a slot, dropped */
     unsigned tn;         /* frames queued */
     uint64_t tx_dropped; /* frames the kernel refused */
 } rawsock;
@@ -36,16 +46,26 @@ typedef struct rawsock {
 /* The slot size for a port of this MTU: MTU + RAWSOCK_L2_ROOM rounded up to
  * 64 bytes, at most RAWSOCK_SLOT (also when the MTU is unknown, 0). */
 size_t rawsock_slot_for_mtu(unsigned mtu);
+#define RAWSOCK_RING_MAX 65536 /* --rx-ring: at most this many frames per port */
+
 /* Opens and binds; fills ifindex, mac, carrier and slot. The batch buffers
  * are sized from the port's MTU and written once here, so their pages are
  * resident from the start: no page is first touched (a kernel allocation)
  * on the forwarding path, and the agent's resident size does not creep as
- * deeper batches arrive. -1 with err filled. */
-int rawsock_open(rawsock *s, const char *ifname, char *err, size_t errlen);
+ * deeper batches arrive. rx_ring_frames > 0 receives through a TPACKET_V2
+ * ring of at least that many frames (rounded up to whole blocks) instead of
+ * recvmmsg(); 0 keeps recvmmsg(). -1 with err filled. */
+int rawsock_open(rawsock *s, const char *ifname, unsigned rx_ring_frames, char *err, size_t errlen);
 void rawsock_close(rawsock *s);
 /* Receives up to RAWSOCK_BATCH frames; frame i is s->riov[i].iov_base with
- * s->rmsg[i].msg_len bytes. Returns the count (0 when nothing waits). */
+ * s->rmsg[i].msg_len bytes, and s->rfrom[i].sll_pkttype says to whom it
+ * was sent. Returns the count (0 when nothing waits). The frames stay valid
+ * until rawsock_recv_done(), which must come before the next batch and
+ * before the agent waits again: a ring frame not given back keeps the
+ * socket readable. */
 int rawsock_recv_batch(rawsock *s);
+/* Gives the last batch's frames back (ring frames to the kernel). */
+void rawsock_recv_done(rawsock *s);
 /* Copies a frame into the send queue, flushing when the queue is full. */
 int rawsock_queue(rawsock *s, const uint8_t *frame, size_t len);
 /* Sends everything queued. */
