@@ -214,6 +214,7 @@ try:
             ax.plot(xs, ys, "o-", label=m)
         ax.set_title("MTU %d" % row["mtu"])
         ax.set_xlabel("round (modes alternate within a round)")
+        ax.set_xticks(range(1, row["rounds"] + 1))
         ax.set_ylabel("Gb/s through one relay")
         ax.set_ylim(bottom=0)
         ax.grid(alpha=0.3)
