@@ -23,9 +23,8 @@
 #include "agent/os/rawsock.h"
 #include "testutil.h"
 
-static void own_netns_with_lo_mtu(int mtu)
+static void set_lo_mtu(int mtu)
 {
-    ck_assert_int_eq(unshare(CLONE_NEWNET), 0);
     int fd = socket(AF_INET, SOCK_DGRAM, 0);
     ck_assert_int_ge(fd, 0);
     struct ifreq ifr;
@@ -34,6 +33,12 @@ static void own_netns_with_lo_mtu(int mtu)
     ifr.ifr_mtu = mtu;
     ck_assert_int_eq(ioctl(fd, SIOCSIFMTU, &ifr), 0);
     close(fd);
+}
+
+static void own_netns_with_lo_mtu(int mtu)
+{
+    ck_assert_int_eq(unshare(CLONE_NEWNET), 0);
+    set_lo_mtu(mtu);
 }
 
 /* pages of [p, p+len) that are not resident */
@@ -87,17 +92,6 @@ START_TEST(buffers_are_resident_and_sized_at_mtu_9000)
     open_and_check(9000, 9088);
 }
 END_TEST
-
-static void set_lo_mtu(int mtu)
-{
-    int fd = socket(AF_INET, SOCK_DGRAM, 0);
-    struct ifreq ifr;
-    memset(&ifr, 0, sizeof ifr);
-    snprintf(ifr.ifr_name, sizeof ifr.ifr_name, "lo");
-    ifr.ifr_mtu = mtu;
-    ck_assert_int_eq(ioctl(fd, SIOCSIFMTU, &ifr), 0);
-    close(fd);
-}
 
 /* a plain AF_PACKET socket on lo that sends DCN-typed frames; lo loops
  * them back in, addressed to its own (all-zero) MAC */
