@@ -231,9 +231,8 @@ static void on_port(struct ev_loop *loop, ev_io *w, int revents)
         }
         gro_flush(a);
         flush_all(a); /* the batch buffers are reused by the next recvmmsg */
-        uint64_t cut = s->rx_truncated;
         rawsock_recv_done(s); /* ring frames back to the kernel */
-        a->e->c.drop_truncated += cut;
+        a->e->c.drop_truncated += s->rx_truncated;
         s->rx_truncated = 0;
         if (n < RAWSOCK_BATCH)
             break;

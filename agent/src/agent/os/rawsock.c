@@ -47,17 +47,17 @@ int rawsock_carrier(const char *ifname)
 
 static uint8_t *ring_frame(const rawsock *s, unsigned i)
 {
-    return s->ring + (size_t)(i / s->ring_per_block) * s->ring_block + (size_t)(i % s->ring_per_block) * s->ring_frame;
+    return s->ring + (size_t)(i / s->ring_per_block) * RING_BLOCK + (size_t)(i % s->ring_per_block) * s->ring_frame;
 }
 
 /* The TPACKET_V2 receive ring: at least `want` frames of one slot each
  * (after the ring's own header), in whole blocks, mapped here. The kernel
  * allocates and zeroes it, so it is resident from the start. */
-static int ring_open(rawsock *s, unsigned want, char *err, size_t errlen)
+static int ring_open(rawsock *s, const char *ifname, unsigned want, char *err, size_t errlen)
 {
     int version = TPACKET_V2;
     if (setsockopt(s->fd, SOL_PACKET, PACKET_VERSION, &version, sizeof version) < 0) {
-        snprintf(err, errlen, "PACKET_VERSION TPACKET_V2: %s", strerror(errno));
+        snprintf(err, errlen, "%s: PACKET_VERSION TPACKET_V2: %s", ifname, strerror(errno));
         return -1;
     }
     /* the frame's data starts at TPACKET_ALIGN(header + 16) (the kernel's
@@ -68,18 +68,17 @@ static int ring_open(rawsock *s, unsigned want, char *err, size_t errlen)
     struct tpacket_req req = {.tp_block_size = RING_BLOCK, .tp_block_nr = blocks,
                               .tp_frame_size = (unsigned)frame, .tp_frame_nr = blocks * per_block};
     if (setsockopt(s->fd, SOL_PACKET, PACKET_RX_RING, &req, sizeof req) < 0) {
-        snprintf(err, errlen, "PACKET_RX_RING of %u frames: %s", req.tp_frame_nr, strerror(errno));
+        snprintf(err, errlen, "%s: PACKET_RX_RING of %u frames: %s", ifname, req.tp_frame_nr, strerror(errno));
         return -1;
     }
     size_t bytes = (size_t)RING_BLOCK * blocks;
     void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd, 0);
     if (m == MAP_FAILED) {
-        snprintf(err, errlen, "mmap of the receive ring (%zu bytes): %s", bytes, strerror(errno));
+        snprintf(err, errlen, "%s: mmap of the receive ring (%zu bytes): %s", ifname, bytes, strerror(errno));
         return -1;
     }
     s->ring = m;
     s->ring_bytes = bytes;
-    s->ring_block = RING_BLOCK;
     s->ring_frame = frame;
     s->ring_per_block = per_block;
     s->ring_frames = req.tp_frame_nr;
@@ -117,12 +116,8 @@ int rawsock_open(rawsock *s, const char *ifname, unsigned rx_ring_frames, char *
         goto fail;
     }
     /* before bind, so that no frame waits in the socket queue beside the ring */
-    if (rx_ring_frames && ring_open(s, rx_ring_frames, err, errlen) < 0) {
-        char why[160];
-        snprintf(why, sizeof why, "%s", err);
-        snprintf(err, errlen, "%s: %s", ifname, why);
+    if (rx_ring_frames && ring_open(s, ifname, rx_ring_frames, err, errlen) < 0)
         goto fail;
-    }
     if (setsockopt(s->fd, SOL_SOCKET, SO_RCVBUFFORCE, &buf, sizeof buf) < 0)
         (void)setsockopt(s->fd, SOL_SOCKET, SO_RCVBUF, &buf, sizeof buf);
     if (setsockopt(s->fd, SOL_SOCKET, SO_SNDBUFFORCE, &buf, sizeof buf) < 0)

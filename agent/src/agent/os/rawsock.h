@@ -34,7 +34,7 @@ typedef struct rawsock {
     size_t slot;         /* bytes per frame slot, from the port's MTU (rawsock_slot_for_mtu) */
     /* the receive ring (rx_ring_frames > 0), else NULL */
     uint8_t *ring;
-    size_t ring_bytes, ring_block, ring_frame;
+    size_t ring_bytes, ring_frame;
     unsigned ring_frames, ring_per_block;
     unsigned ring_head;  /* the next frame to look at */
     unsigned ring_taken; /* frames handed out by the last rawsock_recv_batch */
