@@ -72,8 +72,6 @@ one_mtu() { # runs in a subshell: its own namespaces, agents and cleanup
   ip netns exec "$(dcnt_ns h01)" sysctl -qw net.ipv4.ip_forward=1
   ip netns exec "$(dcnt_ns h11)" iperf3 -s -p 5401 >/dev/null 2>&1 & DCNT_PIDS+=($!)
 
-  cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
-  counter() { dcnt_ctl "$1" counters --json | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["counters"][sys.argv[1]])' "$2"; }
   gbps_of() { /usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["end"]["sum_received"]["bits_per_second"] / 1e9)' "$1"; }
   local agent_opts="" started=0
   restart_agents() { # $1: extra options
@@ -104,8 +102,8 @@ one_mtu() { # runs in a subshell: its own namespaces, agents and cleanup
         target=$ip_h11
         if [ "$started" = 0 ] || [ "$opts" != "$agent_opts" ]; then restart_agents "$opts"; fi
         local a01 a10 c01 c10 g0
-        a01=$(counter h01 relayed); a10=$(counter h10 relayed); g0=$(counter h00 tun_gso_in)
-        c01=$(cpu_ticks "${DCNT_AGENT_PID[h01]}"); c10=$(cpu_ticks "${DCNT_AGENT_PID[h10]}")
+        a01=$(dcnt_counter h01 relayed); a10=$(dcnt_counter h10 relayed); g0=$(dcnt_counter h00 tun_gso_in)
+        c01=$(dcnt_cpu_ticks "${DCNT_AGENT_PID[h01]}"); c10=$(dcnt_cpu_ticks "${DCNT_AGENT_PID[h10]}")
       fi
       b0=$(box_busy); t0=$(date +%s.%N)
       dcnt_in h00 iperf3 -c "$target" -p 5401 -t "$DURATION" -O 1 -J > "$DCNT_WORK/run.json"
@@ -113,11 +111,11 @@ one_mtu() { # runs in a subshell: its own namespaces, agents and cleanup
       gbps=$(gbps_of "$DCNT_WORK/run.json")
       if [ "$mode" != kernel ]; then
         local d01 d10 ticks
-        d01=$(( $(counter h01 relayed) - a01 )); d10=$(( $(counter h10 relayed) - a10 ))
-        if [ "$d01" -ge "$d10" ]; then relay=h01; ticks=$(( $(cpu_ticks "${DCNT_AGENT_PID[h01]}") - c01 ));
-        else relay=h10; ticks=$(( $(cpu_ticks "${DCNT_AGENT_PID[h10]}") - c10 )); fi
+        d01=$(( $(dcnt_counter h01 relayed) - a01 )); d10=$(( $(dcnt_counter h10 relayed) - a10 ))
+        if [ "$d01" -ge "$d10" ]; then relay=h01; ticks=$(( $(dcnt_cpu_ticks "${DCNT_AGENT_PID[h01]}") - c01 ));
+        else relay=h10; ticks=$(( $(dcnt_cpu_ticks "${DCNT_AGENT_PID[h10]}") - c10 )); fi
         cpu=$(/usr/bin/python3 -c 'import os,sys; print(round(int(sys.argv[1]) / os.sysconf("SC_CLK_TCK") / (float(sys.argv[3]) - float(sys.argv[2])) * 100, 1))' "$ticks" "$t0" "$t1")
-        gso=$(( $(counter h00 tun_gso_in) - g0 ))
+        gso=$(( $(dcnt_counter h00 tun_gso_in) - g0 ))
       fi
       /usr/bin/python3 -c 'import json,sys
 b0, b1 = [list(map(float, x.split())) for x in sys.argv[6:8]]

@@ -48,6 +48,15 @@ dcnt_in() { local s=$1; shift; ip netns exec "$(dcnt_ns "$s")" "$@"; }
 
 dcnt_ctl() { local s=$1; shift; "$BUILD/agent/src/agent/dcn-ctl" -s "$DCNT_WORK/$s.sock" "$@"; }
 
+# One named counter of a server's agent (dcn-ctl counters).
+dcnt_counter() { dcnt_ctl "$1" counters --json | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["counters"][sys.argv[1]])' "$2"; }
+
+# User + system CPU ticks of a process so far (/proc/PID/stat).
+dcnt_cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+
+# "FAIL: message", the last lines of every agent's log, exit 1.
+dcnt_fail() { echo "FAIL: $*"; for s in "${DCNT_SERVERS[@]:-}"; do [ -n "$s" ] && { echo "--- $s"; tail -5 "$DCNT_WORK/$s.log" || true; }; done; exit 1; }
+
 dcnt_ip() { # server name -> IPv4 (10.0.0.0 + id + 1)
   local id; id=$(/usr/bin/python3 -c 'import json,sys
 d=json.load(open(sys.argv[1]))

@@ -14,7 +14,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 DCNT_TOPO="bcube n=2 k=1"
 DCNT_AGENT_ARGS="--hello-ms 100 --dead-misses 3"
 . "$here/agent_netns_lib.sh"
-fail() { echo "FAIL: $*"; for s in "${DCNT_SERVERS[@]:-}"; do [ -n "$s" ] && { echo "--- $s"; tail -5 "$DCNT_WORK/$s.log" || true; }; done; exit 1; }
+fail() { dcnt_fail "$@"; }
 
 # bad options: one line, exit 2
 set +e
@@ -87,7 +87,7 @@ mbps=$(( bytes * 8 / 3 / 1000000 ))
 dcnt_log "transfer: $bytes bytes received, about $mbps Mb/s"
 [ "$bytes" -gt 1000000 ] || fail "transfer too small: $bytes bytes"
 
-relayed() { dcnt_ctl "$1" counters --json | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["counters"]["relayed"])'; }
+relayed() { dcnt_counter "$1" relayed; }
 dcnt_log "relay killed mid-transfer"
 b01=$(relayed h01); b10=$(relayed h10)
 dcnt_in h00 iperf3 -c "$ip_h11" -p 5201 -t 8 -i 0.1 -J > "$DCNT_WORK/iperf2.json" &

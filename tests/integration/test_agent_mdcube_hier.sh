@@ -101,7 +101,7 @@ read -r jump1 conts1 jumps1 < <(src_entry)
 dcnt_log "after the inner cut: jump $jump1 containers $conts1 (jumps drawn $jumps1)"
 [ "$jump1" = "$jump0" ] && [ "$jumps1" = "$jumps0" ] \
   || { echo "FAIL: the source changed its jump after an inner failure ($jump0 -> $jump1)"; exit 1; }
-unreach_before=$(dcnt_ctl h3_11 counters --json | $PY -c 'import json,sys; print(json.load(sys.stdin)["counters"]["unreach_rx"])')
+unreach_before=$(dcnt_counter h3_11 unreach_rx)
 [ "$unreach_before" = 0 ] || { echo "FAIL: the source was told of an inner failure"; exit 1; }
 
 # 2. the fibre from the relay container to container 4
@@ -116,13 +116,13 @@ ip -n "$sw" link set "${DCNT_FIBER[$fib_sw]}" down
 sleep 4
 read -r jump2 conts2 jumps2 < <(src_entry)
 dcnt_log "after the fibre cut: jump $jump2 containers $conts2 (jumps drawn $jumps2)"
-unreach=$(dcnt_ctl h3_11 counters --json | $PY -c 'import json,sys; print(json.load(sys.stdin)["counters"]["unreach_rx"])')
+unreach=$(dcnt_counter h3_11 unreach_rx)
 [ "$unreach" -ge 1 ] || { echo "FAIL: no destination-unreachable reached the source"; exit 1; }
 [ "$jump2" != "$jump0" ] && [ "$conts2" != "$relay_c" ] \
   || { echo "FAIL: the source kept a jump through the cut fibre"; exit 1; }
 sent_by=0
 for s in h${relay_c}_00 h${relay_c}_01 h${relay_c}_10 h${relay_c}_11; do
-  n=$(dcnt_ctl "$s" counters --json | $PY -c 'import json,sys; print(json.load(sys.stdin)["counters"]["unreach_tx"])')
+  n=$(dcnt_counter "$s" unreach_tx)
   sent_by=$((sent_by + n))
 done
 [ "$sent_by" -ge 1 ] || { echo "FAIL: the unreachable message did not come from container $relay_c"; exit 1; }

@@ -23,7 +23,7 @@ DCNT_TOPO="bcube n=2 k=1"
 DCNT_AGENT_ARGS="--hello-ms 100 --dead-misses 3"
 . "$here/agent_netns_lib.sh"
 PY=/usr/bin/python3
-fail() { echo "FAIL: $*"; for s in "${DCNT_SERVERS[@]:-}"; do [ -n "$s" ] && { echo "--- $s"; tail -5 "$DCNT_WORK/$s.log" || true; }; done; exit 1; }
+fail() { dcnt_fail "$@"; }
 
 dcnt_setup
 dcnt_start_agents
@@ -46,7 +46,7 @@ wait_neighbor() {
   done
 }
 status_field() { dcnt_ctl "$1" status --json | $PY -c 'import json,sys; print(json.load(sys.stdin)[sys.argv[1]])' "$2"; }
-relayed() { dcnt_ctl "$1" counters --json | $PY -c 'import json,sys; print(json.load(sys.stdin)["counters"]["relayed"])'; }
+relayed() { dcnt_counter "$1" relayed; }
 
 sw_ns=$(dcnt_ns sw)
 dcnt_log "cut h00-s1_0: h00's only way to h11 is through h01"

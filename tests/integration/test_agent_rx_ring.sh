@@ -16,7 +16,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 DCNT_TOPO="bcube n=2 k=1"
 DCNT_AGENT_ARGS="--hello-ms 100 --dead-misses 3 --rx-ring 128"
 . "$here/agent_netns_lib.sh"
-fail() { echo "FAIL: $*"; for s in "${DCNT_SERVERS[@]:-}"; do [ -n "$s" ] && { echo "--- $s"; tail -5 "$DCNT_WORK/$s.log" || true; }; done; exit 1; }
+fail() { dcnt_fail "$@"; }
 
 set +e
 msg=$("$BUILD/agent/src/agent/dcn-agent" --topo "bcube n=2 k=1" --name h00 --rx-ring 70000 --check 2>&1); rc=$?
@@ -26,16 +26,14 @@ set -e
 
 dcnt_up 15
 ip_h11=$(dcnt_ip h11)
-cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
-counter() { dcnt_ctl "$1" counters --json | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["counters"][sys.argv[1]])' "$2"; }
 
 dcnt_in h00 ping -c 5 -i 0.2 -W 2 "$ip_h11" | grep -q " 0% packet loss" || fail "ping h00 -> h11"
-relayed0=$(( $(counter h01 relayed) + $(counter h10 relayed) ))
+relayed0=$(( $(dcnt_counter h01 relayed) + $(dcnt_counter h10 relayed) ))
 dcnt_iperf_servers h11 5501
 sleep 0.3
 dcnt_in h00 iperf3 -c "$ip_h11" -p 5501 -t 3 -J > "$DCNT_WORK/iperf.json" || fail "iperf3 h00 -> h11"
 mbps=$(/usr/bin/python3 -c 'import json,sys; print(int(json.load(open(sys.argv[1]))["end"]["sum_received"]["bits_per_second"] / 1e6))' "$DCNT_WORK/iperf.json")
-relayed=$(( $(counter h01 relayed) + $(counter h10 relayed) - relayed0 ))
+relayed=$(( $(dcnt_counter h01 relayed) + $(dcnt_counter h10 relayed) - relayed0 ))
 dcnt_log "iperf3 through a relay with rx rings: $mbps Mb/s, $relayed frames relayed"
 [ "$mbps" -ge 50 ] || fail "iperf3 through rx rings: $mbps Mb/s"
 [ "$relayed" -ge 10000 ] || fail "only $relayed frames relayed"
@@ -45,9 +43,9 @@ dcnt_log "h01-eth0 down for 2 s: the socket's ENETDOWN must not keep the agent a
 hz=$(getconf CLK_TCK)
 dcnt_in h01 ip link set h01-eth0 down
 sleep 0.2
-t0=$(cpu_ticks "${DCNT_AGENT_PID[h01]}")
+t0=$(dcnt_cpu_ticks "${DCNT_AGENT_PID[h01]}")
 sleep 2
-used=$(( $(cpu_ticks "${DCNT_AGENT_PID[h01]}") - t0 ))
+used=$(( $(dcnt_cpu_ticks "${DCNT_AGENT_PID[h01]}") - t0 ))
 dcnt_in h01 ip link set h01-eth0 up
 dcnt_log "h01 agent CPU over 2 s with its port down: $used ticks ($hz a second)"
 [ "$used" -lt $(( hz / 5 )) ] || fail "h01's agent spins while its port is down: $used ticks in 2 s"
