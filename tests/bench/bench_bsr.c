@@ -42,8 +42,9 @@ typedef struct bench_io {
 
 static uint64_t io_now(void *ctx) { return ((bench_io *)ctx)->now; }
 
-static int io_send(void *ctx, const bsr_flow_key *k, uint32_t seq, const dcn_path *p)
+static int io_send(void *ctx, const bsr_flow_key *k, uint32_t seq, const dcn_path *p, uint32_t credit)
 {
+    (void)credit;
     bench_io *io = ctx;
     io->probes++;
     sink += p->len;

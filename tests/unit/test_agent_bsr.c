@@ -22,6 +22,7 @@ typedef struct fake_probe {
     bsr_flow_key key;
     uint32_t seq;
     dcn_path path;
+    uint32_t credit;
 } fake_probe;
 
 typedef struct fx {
@@ -37,7 +38,7 @@ typedef struct fx {
 
 static uint64_t fk_now(void *ctx) { return ((fx *)ctx)->now; }
 
-static int fk_send(void *ctx, const bsr_flow_key *k, uint32_t seq, const dcn_path *path)
+static int fk_send(void *ctx, const bsr_flow_key *k, uint32_t seq, const dcn_path *path, uint32_t credit)
 {
     fx *x = ctx;
     ck_assert_uint_lt(x->n_probes, FK_MAX_PROBES);
@@ -47,6 +48,7 @@ static int fk_send(void *ctx, const bsr_flow_key *k, uint32_t seq, const dcn_pat
     p->key = *k;
     p->seq = seq;
     p->path = *path;
+    p->credit = credit;
     return x->send_fails ? -1 : 0;
 }
 
@@ -293,23 +295,46 @@ END_TEST
 
 /* Answers every outstanding probe with a load model: each path between the
  * pair has `cap` Mb/s, minus the rates of the flows whose current path it is
- * (a flow's own traffic included, as on a real link). */
+ * (a flow's own traffic included, as on a real link). With per_link, each
+ * cable has `cap` Mb/s in each direction instead, minus the rates of the
+ * flows whose current path crosses it that way, and a probe reads the
+ * lowest along its path, its first hop raised by its credit up to `cap`
+ * (as the engine sends it). */
 typedef struct load_model {
     const bsr_flow_key *keys;
     const uint32_t *rate;
     int n;
     uint32_t cap;
+    bool per_link;
 } load_model;
 
-static uint32_t path_avail(fx *x, const load_model *m, const dcn_path *p)
+static bool crosses_from(const dcn_path *p, uint32_t a, uint32_t b)
 {
-    uint64_t load = 0;
-    for (int i = 0; i < m->n; i++) {
-        bsr_flow_info fi;
-        if (flow_info(x, &m->keys[i], &fi) && same_path(&fi.path, p))
-            load += m->rate[i];
+    for (uint32_t i = 0; i + 1 < p->len; i++)
+        if (p->node[i] == a && p->node[i + 1] == b)
+            return true;
+    return false;
+}
+
+static uint32_t path_avail(fx *x, const load_model *m, const fake_probe *pr)
+{
+    const dcn_path *p = &pr->path;
+    uint32_t lowest = m->cap;
+    for (uint32_t h = 0; h + 1 < p->len && (m->per_link || h == 0); h++) {
+        uint64_t load = 0;
+        for (int i = 0; i < m->n; i++) {
+            bsr_flow_info fi;
+            if (flow_info(x, &m->keys[i], &fi) &&
+                (m->per_link ? crosses_from(&fi.path, p->node[h], p->node[h + 1]) : same_path(&fi.path, p)))
+                load += m->rate[i];
+        }
+        uint64_t avail = load >= m->cap ? 0 : m->cap - load;
+        if (m->per_link && h == 0)
+            avail = avail + pr->credit > m->cap ? m->cap : avail + pr->credit;
+        if (avail < lowest)
+            lowest = (uint32_t)avail;
     }
-    return load >= m->cap ? 0 : (uint32_t)(m->cap - load);
+    return lowest;
 }
 
 /* Runs the model for ms: traffic at each flow's rate, every probe answered
@@ -323,7 +348,7 @@ static uint64_t run_model(fx *x, const load_model *m, uint32_t dst, uint64_t ms,
                 bsr_route_bytes(x->b, &m->keys[i], dst, (uint32_t)((uint64_t)m->rate[i] * 125000 * TICK_MS / 1000)));
         while (*answered_upto < x->n_probes) {
             fake_probe *p = &x->probe[(*answered_upto)++];
-            bsr_on_probe_response(x->b, &p->key, p->seq, path_avail(x, m, &p->path));
+            bsr_on_probe_response(x->b, &p->key, p->seq, path_avail(x, m, p));
         }
         x->now += TICK_MS;
         bsr_tick(x->b);
@@ -342,7 +367,7 @@ START_TEST(two_flows_of_one_pair_spread_over_the_paths)
     bsr_on_local_port(x->b, port1, 0);
     bsr_flow_key keys[2] = {key_of(x, dst, 1000), key_of(x, dst, 1001)};
     uint32_t rate[2] = {600, 600};
-    load_model m = {keys, rate, 2, 1000};
+    load_model m = {keys, rate, 2, 1000, false};
     ck_assert(same_path(bsr_route(x->b, &keys[0], dst), &set->path[0]));
     ck_assert(same_path(bsr_route(x->b, &keys[1], dst), &set->path[0]));
     uint32_t answered = 0;
@@ -389,7 +414,7 @@ START_TEST(three_flows_balance_by_probed_load)
     uint32_t dst = tu_node(&x->t, "h33");
     bsr_flow_key keys[3] = {key_of(x, dst, 1), key_of(x, dst, 2), key_of(x, dst, 3)};
     uint32_t rate[3] = {600, 100, 300};
-    load_model m = {keys, rate, 3, 1000};
+    load_model m = {keys, rate, 3, 1000, false};
     dcn_pathset *set = calloc(1, sizeof *set);
     family_set(x, dst, set);
     uint32_t answered = 0;
@@ -405,6 +430,42 @@ START_TEST(three_flows_balance_by_probed_load)
     ck_assert_uint_le(load[1], 700);
     ck_assert_uint_eq(run_model(x, &m, dst, 60000, &answered), 0);
     free(set);
+    fx_free(x);
+}
+END_TEST
+
+/* BCDC n=4, h0d1 -> h14d0: the two flows start on the two local ports
+ * (fewest flows per port, then shortest), both on paths into h14d0's cable
+ * from s14, and keep them through a first round on an idle network; once
+ * they send, that cable is their bottleneck. Each flow's way out is a path
+ * into s15 that leaves on its own port, so it shares its first hop with the
+ * flow: only the flow's own rate credited there shows it better than
+ * staying; without the credit both ways measure the same and the flows stay
+ * herded (the testbed's bcdc-one-to-one at 1.0 of the links' rate). */
+START_TEST(flows_herded_onto_one_last_hop_spread_over_the_destination_ports)
+{
+    fx *x = fx_new("bcdc n=4", "h0d1");
+    fx_create(x, 1);
+    uint32_t dst = tu_node(&x->t, "h14d0");
+    bsr_flow_key keys[2] = {key_of(x, dst, 1000), key_of(x, dst, 1001)};
+    dcn_path start[2] = {*bsr_route(x->b, &keys[0], dst), *bsr_route(x->b, &keys[1], dst)};
+    ck_assert_uint_ne(start[0].node[1], start[1].node[1]);
+    ck_assert_uint_eq(start[0].node[start[0].len - 2], start[1].node[start[1].len - 2]);
+    /* The first round: an idle network, where each flow's own path measures best. */
+    for (uint32_t i = 0; i < x->n_probes; i++)
+        answer(x, (int)i, same_path(&x->probe[i].path, &start[x->probe[i].key.src_port - 1000]) ? 1000 : 900);
+    uint32_t answered = x->n_probes;
+    uint32_t rate[2] = {500, 500};
+    load_model m = {keys, rate, 2, 1000, true};
+    ck_assert_uint_eq(run_model(x, &m, dst, 2000, &answered), 0); /* still herded */
+    run_model(x, &m, dst, 30000, &answered);
+    bsr_flow_info a, b;
+    ck_assert(flow_info(x, &keys[0], &a) && flow_info(x, &keys[1], &b));
+    ck_assert_msg(a.path.node[a.path.len - 2] != b.path.node[b.path.len - 2], "both into h14d0 from %s",
+                  tu_path_str(&x->t, &a.path));
+    ck_assert_uint_eq(a.path_switches + b.path_switches, 1);
+    /* Stable: neither flow comes back to the shared last hop. */
+    ck_assert_uint_eq(run_model(x, &m, dst, 60000, &answered), 0);
     fx_free(x);
 }
 END_TEST
@@ -1260,6 +1321,7 @@ static Suite *bsr_suite(void)
     tcase_add_test(tc, two_flows_of_one_pair_spread_over_the_paths);
     tcase_add_test(tc, new_flows_of_one_pair_start_on_different_ports);
     tcase_add_test(tc, three_flows_balance_by_probed_load);
+    tcase_add_test(tc, flows_herded_onto_one_last_hop_spread_over_the_destination_ports);
     tcase_add_test(tc, idle_flow_takes_the_shortest_path);
     tcase_add_test(tc, bandwidth_tie_goes_to_the_shorter_path);
     tcase_add_test(tc, concurrent_flows_of_one_pair_take_parallel_paths_in_any_order);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "agent/core/csum.h"
+#include "agent/core/engine_internal.h"
 #include "agent_harness.h"
 
 enum { H00 = 0, H01 = 1, H10 = 2, H11 = 3 };
@@ -497,6 +498,35 @@ START_TEST(probe_relay_lowers_available_bandwidth)
 }
 END_TEST
 
+/* A source's probe starts at its first hop's available bandwidth, plus the
+ * credit the path selector gives (its flow's own load on that port, which
+ * would leave with it), never above the port's capacity. */
+START_TEST(probe_starts_at_first_hop_avail_plus_credit)
+{
+    harness *h = relay_with_neighbors(); /* h01: h00 on port 0, h11 on port 1 */
+    h->e.port[1].tx_mbps = 600;
+    dcn_path p = {.len = 3};
+    p.node[0] = H01;
+    p.node[1] = tu_node(&h->t, "s1_1");
+    p.node[2] = H11;
+    dcn_flow_key k = {.src_ip = 0x0a000002u, .dst_ip = 0x0a000004u, .src_port = 1, .dst_port = 2, .proto = 6};
+    static const uint32_t credit[] = {0, 300, 900, UINT32_MAX};
+    static const uint32_t want[] = {400, 700, 1000, 1000};
+    for (size_t i = 0; i < sizeof credit / sizeof credit[0]; i++) {
+        h->nout = 0;
+        ck_assert_int_eq(eng_send_probe(&h->e, &k, (uint32_t)i + 1, &p, credit[i]), 0);
+        ck_assert_int_eq(h->nout, 1);
+        ck_assert_uint_eq(h->out[0].port, 1);
+        dcn_hdr d;
+        size_t hl;
+        ck_assert_int_eq(dcn_hdr_decode(h->out[0].data + 14, h->out[0].len - 14, &d, &hl), DCN_DEC_OK);
+        ck_assert_uint_eq(d.type, DCN_T_PROBE);
+        ck_assert_uint_eq(d.avail_mbps, want[i]);
+    }
+    ah_free(h);
+}
+END_TEST
+
 START_TEST(probe_destination_answers_on_the_reverse_path)
 {
     /* h11 is the destination of h00 -> h01 -> h11 */
@@ -759,6 +789,7 @@ int main(void)
     tcase_add_test(tc, dead_next_hop_sends_path_failure_to_source);
     tcase_add_test(tc, neighbors_expire_after_missed_hellos);
     tcase_add_test(tc, probe_relay_lowers_available_bandwidth);
+    tcase_add_test(tc, probe_starts_at_first_hop_avail_plus_credit);
     tcase_add_test(tc, probe_destination_answers_on_the_reverse_path);
     tcase_add_test(tc, carrier_loss_downs_neighbors_at_once);
     tcase_add_test(tc, tick_waits_for_the_next_deadline);

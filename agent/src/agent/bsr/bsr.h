@@ -35,10 +35,15 @@ typedef struct bsr_io {
     void *ctx;
     uint64_t (*now_ms)(void *ctx);
     /* Send a probe for this flow along path (full node sequence, self first).
-       Called from inside bsr_route, bsr_tick and the event functions; it must
-       not call back into the module. A return < 0 is counted; the probe then
-       times out like a lost one. */
-    int (*send_probe)(void *ctx, const bsr_flow_key *flow, uint32_t probe_seq, const dcn_path *path);
+       The probe starts with the first hop's available bandwidth plus
+       credit_mbps: the flow's own rate when the path leaves on the local port
+       the flow is on now without being its current path (that load would
+       leave the hop with the flow), else 0. Called from inside bsr_route,
+       bsr_tick and the event functions; it must not call back into the
+       module. A return < 0 is counted; the probe then times out like a lost
+       one. */
+    int (*send_probe)(void *ctx, const bsr_flow_key *flow, uint32_t probe_seq, const dcn_path *path,
+                      uint32_t credit_mbps);
     /* Available bandwidth (Mb/s) of a local port: configured capacity minus the measured rate
        in that direction (out = 1: transmit, 0: receive). Optional (may be NULL); BSR itself
        relies on the probe responses, see docs/bsr.md. */

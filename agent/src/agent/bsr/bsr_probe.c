@@ -5,7 +5,8 @@
  *   path a path-failure message names) failed: replace that path by the BFS
  *   path avoiding the failed links and the nodes of the other paths, probe it
  *   when the round has nothing outstanding: keep the path with the most
- *   available bandwidth (the flow's own rate counted back on its current path).
+ *   available bandwidth (the flow's own rate counted back on its current path,
+ *   and on the first hop of the paths that share its local port).
  */
 #include <string.h>
 
@@ -226,7 +227,15 @@ static void send_probe(bsr *b, bsr_flow *f, uint32_t i, uint64_t now)
     f->pending++;
     f->probes_sent++;
     b->c.probes_sent++;
-    if (b->io.send_probe(b->io.ctx, &f->key, s->seq, &s->path) < 0)
+    /* Our own rate leaves the first hop with us when the path shares our
+     * current local port: without that credit such a path measures our own
+     * load against itself, and two flows herded onto one bottleneck further
+     * on see their way out exactly as good as staying (a tie). */
+    uint32_t credit = 0;
+    if (f->cur.len && f->cur_port >= 0 && local_port_of(b, &s->path) == f->cur_port &&
+        !bsr_paths_equal(&s->path, &f->cur))
+        credit = f->own_rate_mbps;
+    if (b->io.send_probe(b->io.ctx, &f->key, s->seq, &s->path, credit) < 0)
         b->c.probe_send_errors++; /* left pending: it times out like a lost probe */
 }
 

@@ -15,12 +15,12 @@ const char *ps_name(void) { return "bsr"; }
 
 static uint64_t a_now(void *ctx) { return ((path_select *)ctx)->io.now_ms(((path_select *)ctx)->io.ctx); }
 
-static int a_send_probe(void *ctx, const bsr_flow_key *flow, uint32_t seq, const dcn_path *path)
+static int a_send_probe(void *ctx, const bsr_flow_key *flow, uint32_t seq, const dcn_path *path, uint32_t credit)
 {
     path_select *ps = ctx;
     dcn_flow_key k = {.src_ip = flow->src_ip, .dst_ip = flow->dst_ip, .src_port = flow->src_port,
                       .dst_port = flow->dst_port, .proto = flow->proto};
-    return ps->io.send_probe(ps->io.ctx, &k, seq, path);
+    return ps->io.send_probe(ps->io.ctx, &k, seq, path, credit);
 }
 
 static uint32_t a_avail(void *ctx, uint16_t port, int out)

@@ -137,9 +137,8 @@ static void get_flow(const uint8_t *pl, uint32_t *seq, dcn_flow_key *k)
     k->proto = pl[16];
 }
 
-static int io_send_probe(void *ctx, const dcn_flow_key *flow, uint32_t seq, const dcn_path *path)
+int eng_send_probe(engine *e, const dcn_flow_key *flow, uint32_t seq, const dcn_path *path, uint32_t credit)
 {
-    engine *e = ctx;
     uint8_t nha[DCN_MAX_HOPS];
     if (path->len < 2 || path->node[0] != e->self || path->node[path->len - 1] >= e->t->n_servers)
         return -1;
@@ -150,11 +149,22 @@ static int io_send_probe(void *ctx, const dcn_flow_key *flow, uint32_t seq, cons
     }
     uint8_t pl[DCN_PROBE_PAYLOAD];
     put_flow(pl, seq, flow);
-    uint32_t avail = engine_port_avail(e, nha_port(nha[0]), 1);
+    /* The first hop as this flow would see it: its own load on the port
+     * counted as free when it would leave with the flow (bsr.h), never
+     * above the port's capacity. */
+    unsigned port = nha_port(nha[0]);
+    uint32_t avail = engine_port_avail(e, port, 1);
+    if (port < e->nports) /* avail is at most the capacity */
+        avail = credit > e->port[port].capacity_mbps - avail ? e->port[port].capacity_mbps : avail + credit;
     if (eng_send_control(e, DCN_T_PROBE, path->node[path->len - 1], nha, (unsigned)n, avail, pl, sizeof pl) < 0)
         return -1;
     e->c.probe_tx++;
     return 0;
+}
+
+static int io_send_probe(void *ctx, const dcn_flow_key *flow, uint32_t seq, const dcn_path *path, uint32_t credit)
+{
+    return eng_send_probe(ctx, flow, seq, path, credit);
 }
 
 static uint64_t io_now(void *ctx) { return eng_now(ctx); }

@@ -19,7 +19,9 @@ typedef struct dcn_flow_key {
 typedef struct ps_io {
     void *ctx;
     uint64_t (*now_ms)(void *ctx);
-    int (*send_probe)(void *ctx, const dcn_flow_key *flow, uint32_t probe_seq, const dcn_path *path);
+    /* credit_mbps: see bsr_io.send_probe (agent/bsr/bsr.h) */
+    int (*send_probe)(void *ctx, const dcn_flow_key *flow, uint32_t probe_seq, const dcn_path *path,
+                      uint32_t credit_mbps);
     uint32_t (*port_avail_mbps)(void *ctx, uint16_t port, int out);
 } ps_io;
 
