@@ -299,14 +299,58 @@ END_TEST
  * cable has `cap` Mb/s in each direction instead, minus the rates of the
  * flows whose current path crosses it that way, and a probe reads the
  * lowest along its path, its first hop raised by its credit up to `cap`
- * (as the engine sends it). */
+ * (as the engine sends it). With lag_ms, the loads are those of the paths
+ * the flows were on lag_ms earlier (hist: one per flow), as the agents'
+ * link counters, rates over 0.5-1 s windows, show them. */
+#define MODEL_HISTORY 256
+typedef struct path_history {
+    uint32_t n;
+    uint64_t t[MODEL_HISTORY];
+    dcn_path path[MODEL_HISTORY];
+} path_history;
+
 typedef struct load_model {
     const bsr_flow_key *keys;
     const uint32_t *rate;
     int n;
     uint32_t cap;
     bool per_link;
+    uint32_t lag_ms;
+    path_history *hist;
 } load_model;
+
+/* The path flow i of the model loads links with now. */
+static bool model_path(fx *x, const load_model *m, int i, dcn_path *out)
+{
+    if (!m->lag_ms) {
+        bsr_flow_info fi;
+        if (!flow_info(x, &m->keys[i], &fi))
+            return false;
+        *out = fi.path;
+        return true;
+    }
+    const path_history *h = &m->hist[i];
+    if (!h->n)
+        return false;
+    uint32_t k = 0;
+    while (k + 1 < h->n && h->t[k + 1] + m->lag_ms <= x->now)
+        k++;
+    *out = h->path[k];
+    return true;
+}
+
+static void model_record(fx *x, const load_model *m)
+{
+    for (int i = 0; m->lag_ms && i < m->n; i++) {
+        bsr_flow_info fi;
+        path_history *h = &m->hist[i];
+        if (!flow_info(x, &m->keys[i], &fi) || (h->n && same_path(&h->path[h->n - 1], &fi.path)))
+            continue;
+        ck_assert_uint_lt(h->n, MODEL_HISTORY);
+        h->t[h->n] = x->now;
+        h->path[h->n++] = fi.path;
+    }
+}
 
 static bool crosses_from(const dcn_path *p, uint32_t a, uint32_t b)
 {
@@ -323,9 +367,9 @@ static uint32_t path_avail(fx *x, const load_model *m, const fake_probe *pr)
     for (uint32_t h = 0; h + 1 < p->len && (m->per_link || h == 0); h++) {
         uint64_t load = 0;
         for (int i = 0; i < m->n; i++) {
-            bsr_flow_info fi;
-            if (flow_info(x, &m->keys[i], &fi) &&
-                (m->per_link ? crosses_from(&fi.path, p->node[h], p->node[h + 1]) : same_path(&fi.path, p)))
+            dcn_path on;
+            if (model_path(x, m, i, &on) &&
+                (m->per_link ? crosses_from(&on, p->node[h], p->node[h + 1]) : same_path(&on, p)))
                 load += m->rate[i];
         }
         uint64_t avail = load >= m->cap ? 0 : m->cap - load;
@@ -342,6 +386,7 @@ static uint32_t path_avail(fx *x, const load_model *m, const fake_probe *pr)
 static uint64_t run_model(fx *x, const load_model *m, uint32_t dst, uint64_t ms, uint32_t *answered_upto)
 {
     uint64_t before = counters(x).path_switches;
+    model_record(x, m);
     for (uint64_t t = 0; t < ms; t += TICK_MS) {
         for (int i = 0; i < m->n; i++)
             ck_assert_ptr_nonnull(
@@ -352,6 +397,7 @@ static uint64_t run_model(fx *x, const load_model *m, uint32_t dst, uint64_t ms,
         }
         x->now += TICK_MS;
         bsr_tick(x->b);
+        model_record(x, m);
     }
     return counters(x).path_switches - before;
 }
@@ -367,7 +413,7 @@ START_TEST(two_flows_of_one_pair_spread_over_the_paths)
     bsr_on_local_port(x->b, port1, 0);
     bsr_flow_key keys[2] = {key_of(x, dst, 1000), key_of(x, dst, 1001)};
     uint32_t rate[2] = {600, 600};
-    load_model m = {keys, rate, 2, 1000, false};
+    load_model m = {keys, rate, 2, 1000, false, 0, NULL};
     ck_assert(same_path(bsr_route(x->b, &keys[0], dst), &set->path[0]));
     ck_assert(same_path(bsr_route(x->b, &keys[1], dst), &set->path[0]));
     uint32_t answered = 0;
@@ -414,7 +460,7 @@ START_TEST(three_flows_balance_by_probed_load)
     uint32_t dst = tu_node(&x->t, "h33");
     bsr_flow_key keys[3] = {key_of(x, dst, 1), key_of(x, dst, 2), key_of(x, dst, 3)};
     uint32_t rate[3] = {600, 100, 300};
-    load_model m = {keys, rate, 3, 1000, false};
+    load_model m = {keys, rate, 3, 1000, false, 0, NULL};
     dcn_pathset *set = calloc(1, sizeof *set);
     family_set(x, dst, set);
     uint32_t answered = 0;
@@ -441,8 +487,12 @@ END_TEST
  * into s15 that leaves on its own port, so it shares its first hop with the
  * flow: only the flow's own rate credited there shows it better than
  * staying; without the credit both ways measure the same and the flows stay
- * herded (the testbed's bcdc-one-to-one at 1.0 of the links' rate). */
-START_TEST(flows_herded_onto_one_last_hop_spread_over_the_destination_ports)
+ * herded (the testbed's bcdc-one-to-one at 1.0 of the links' rate). With
+ * the loads seen lag_ms late, as the agents' link counters show them, the
+ * second flow's round (within the 1 s jitter of the first's) still sees
+ * s15 free and follows the first there, unless it waits for the counters
+ * (BSR_SETTLE_MS). */
+static void herded_flows_spread(uint32_t lag_ms)
 {
     fx *x = fx_new("bcdc n=4", "h0d1");
     fx_create(x, 1);
@@ -456,17 +506,28 @@ START_TEST(flows_herded_onto_one_last_hop_spread_over_the_destination_ports)
         answer(x, (int)i, same_path(&x->probe[i].path, &start[x->probe[i].key.src_port - 1000]) ? 1000 : 900);
     uint32_t answered = x->n_probes;
     uint32_t rate[2] = {500, 500};
-    load_model m = {keys, rate, 2, 1000, true};
+    path_history *hist = calloc(2, sizeof *hist);
+    ck_assert_ptr_nonnull(hist);
+    load_model m = {keys, rate, 2, 1000, true, lag_ms, hist};
     ck_assert_uint_eq(run_model(x, &m, dst, 2000, &answered), 0); /* still herded */
     run_model(x, &m, dst, 30000, &answered);
     bsr_flow_info a, b;
     ck_assert(flow_info(x, &keys[0], &a) && flow_info(x, &keys[1], &b));
-    ck_assert_msg(a.path.node[a.path.len - 2] != b.path.node[b.path.len - 2], "both into h14d0 from %s",
-                  tu_path_str(&x->t, &a.path));
+    ck_assert_msg(a.path.node[a.path.len - 2] != b.path.node[b.path.len - 2], "lag %u ms: both into h14d0 from %s",
+                  lag_ms, tu_path_str(&x->t, &a.path));
     ck_assert_uint_eq(a.path_switches + b.path_switches, 1);
     /* Stable: neither flow comes back to the shared last hop. */
     ck_assert_uint_eq(run_model(x, &m, dst, 60000, &answered), 0);
+    if (lag_ms)
+        ck_assert_uint_ge(counters(x).moves_deferred, 1);
+    free(hist);
     fx_free(x);
+}
+
+START_TEST(flows_herded_onto_one_last_hop_spread_over_the_destination_ports)
+{
+    herded_flows_spread(0);
+    herded_flows_spread(1000);
 }
 END_TEST
 

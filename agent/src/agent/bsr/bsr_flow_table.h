@@ -54,6 +54,8 @@ typedef struct bsr_flow {
     /* book-keeping */
     uint64_t created_ms, last_used_ms;
     uint32_t probes_sent, switches;
+    uint64_t moved_ms; /* when its path last changed (0: never) */
+    bool deferred;     /* its last round put off a move (BSR_SETTLE_MS) */
     /* the current path: len 0 none; nodes past len not initialised */
     dcn_path cur;
     bsr_path_slot paths[BSR_MAX_PATHS];

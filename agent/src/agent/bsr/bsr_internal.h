@@ -17,6 +17,12 @@
 #define BSR_BULK_KBPS 1000      /* a flow sending this fast over a tick is a bulk flow */
 #define BSR_BULK_MIN_SPAN_MS 50 /* shortest span its rate is judged over */
 #define BSR_BULK_HOLD_MS 1000   /* below the bulk rate for this long: no longer bulk */
+/* A probe round that would move a flow within this long after another bulk
+ * flow of ours moved onto a link of the flow's path or of the candidate (or
+ * towards the same server) does not move it: the link counters the probes
+ * read (rates over 0.5-1 s windows) do not show that move yet. The flow
+ * probes again this long later (plus jitter), once per move. */
+#define BSR_SETTLE_MS 2000
 
 struct bsr {
     const dcn_topo *t;

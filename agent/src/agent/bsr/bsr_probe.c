@@ -94,6 +94,7 @@ void bsr_set_current(bsr *b, bsr_flow *f, const dcn_path *p, int32_t index)
     port_count(b, f, -1);
     if (p && f->cur.len) {
         f->switches++;
+        f->moved_ms = b->now_ms ? b->now_ms : 1;
         b->c.path_switches++;
     }
     if (p) {
@@ -321,8 +322,32 @@ void bsr_round_start(bsr *b, bsr_flow *f, uint64_t now, bsr_pick pick)
 
 static uint64_t jitter(bsr *b) { return dcn_rng_below(&b->rng, b->cfg.jitter_ms + 1); }
 
-/* SelectBestPath over the answered paths. */
-static void select_best(bsr *b, bsr_flow *f)
+/* p and q share a link in the same direction. */
+static bool share_link(const dcn_path *p, const dcn_path *q)
+{
+    for (uint32_t i = 0; i + 1 < p->len; i++)
+        for (uint32_t j = 0; j + 1 < q->len; j++)
+            if (p->node[i] == q->node[j] && p->node[i + 1] == q->node[j + 1])
+                return true;
+    return false;
+}
+
+/* Another bulk flow of ours moved less than BSR_SETTLE_MS ago onto a link
+ * of f's path or of cand, or towards f's destination: the probes of this
+ * round may not show its load where it went, nor its absence where it was. */
+static bool moved_nearby(bsr *b, const bsr_flow *f, const dcn_path *cand, uint64_t now)
+{
+    for (const bsr_flow *g = bsr_flow_first(&b->ft); g; g = bsr_flow_next(&b->ft, g))
+        if (g != f && g->bulk && g->moved_ms && now >= g->moved_ms && now - g->moved_ms < BSR_SETTLE_MS &&
+            (g->dst == f->dst || share_link(&g->cur, cand) || share_link(&g->cur, &f->cur)))
+            return true;
+    return false;
+}
+
+/* SelectBestPath over the answered paths. Returns true when it put off a
+ * move because another flow just moved nearby (moved_nearby; at most once
+ * in a row, may_defer). */
+static bool select_best(bsr *b, bsr_flow *f, uint64_t now, bool may_defer)
 {
     /* The current path may have entered the set as a BFS alternate. */
     f->cur_index = find_in_set(f, &f->cur);
@@ -352,30 +377,35 @@ static void select_best(bsr *b, bsr_flow *f)
         /* Nothing answered. Keep a path that is not known broken; else
          * take any path of the set that is not known broken. */
         if (f->cur.len && bsr_faildb_path_ok(&b->db, &f->cur))
-            return;
+            return false;
         int32_t i = pick_slot(b, f, BSR_PICK_DEFAULT, -1);
         bsr_set_current(b, f, i >= 0 ? &f->paths[i].path : NULL, i);
-        return;
+        return false;
     }
     if (best == f->cur_index)
-        return;
+        return false;
     bool shorter_tie = cur_measured && best_avail >= cur_eff && f->paths[best].path.len < f->cur.len;
     if (cur_measured && !shorter_tie) {
         uint64_t margin = b->cfg.switch_margin_pct ? cur_eff * b->cfg.switch_margin_pct / 100 : 0;
         if (b->cfg.switch_margin_pct && margin < 1)
             margin = 1;
         if (best_avail <= cur_eff + margin)
-            return;
+            return false;
+    }
+    if (may_defer && f->cur.len && f->bulk && moved_nearby(b, f, &f->paths[best].path, now)) {
+        b->c.moves_deferred++;
+        return true;
     }
     bsr_set_current(b, f, &f->paths[best].path, best);
+    return false;
 }
 
 static void round_finish(bsr *b, bsr_flow *f, uint64_t now)
 {
     f->round_active = false;
-    select_best(b, f);
+    f->deferred = select_best(b, f, now, !f->deferred);
     if (f->cur.len)
-        f->next_round_ms = now + b->cfg.reselect_ms + jitter(b);
+        f->next_round_ms = now + (f->deferred ? BSR_SETTLE_MS : b->cfg.reselect_ms) + jitter(b);
     else
         f->next_round_ms = now + b->cfg.unreachable_retry_ms;
 }
