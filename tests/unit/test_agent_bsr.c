@@ -480,10 +480,30 @@ START_TEST(three_flows_balance_by_probed_load)
 }
 END_TEST
 
-/* BCDC n=4, h0d1 -> h14d0: the two flows start on the two local ports
- * (fewest flows per port, then shortest), both on paths into h14d0's cable
- * from s14, and keep them through a first round on an idle network; once
- * they send, that cable is their bottleneck. Each flow's way out is a path
+/* BCDC n=4, h0d1 -> h14d0: the family's 6 paths leave by 3 on each local
+ * port (s0, s2) and enter h14d0 by 3 on each of its ports (s14, s15). Two
+ * new flows start on paths apart in both: different local ports, and the
+ * second avoids the cable the first enters by. */
+START_TEST(new_flows_of_one_pair_start_apart_at_both_ends)
+{
+    fx *x = fx_new("bcdc n=4", "h0d1");
+    fx_create(x, 1);
+    uint32_t dst = tu_node(&x->t, "h14d0");
+    bsr_flow_key k0 = key_of(x, dst, 1), k1 = key_of(x, dst, 2);
+    dcn_path p0 = *bsr_route(x->b, &k0, dst);
+    dcn_path p1 = *bsr_route(x->b, &k1, dst);
+    ck_assert_uint_ne(p0.node[1], p1.node[1]);
+    ck_assert_msg(p0.node[p0.len - 2] != p1.node[p1.len - 2], "both enter h14d0 from %s",
+                  tu_name(&x->t, p0.node[p0.len - 2]));
+    fx_free(x);
+}
+END_TEST
+
+/* BCDC n=4, h0d1 -> h14d0: the two flows, already sending (bulk, so their
+ * placement is done), are put on paths from the two local ports both into
+ * h14d0's cable from s14 by a first round that measures those best (as an
+ * idle network with other traffic about may); that cable is then their
+ * bottleneck. Each flow's way out is a path
  * into s15 that leaves on its own port, so it shares its first hop with the
  * flow: only the flow's own rate credited there shows it better than
  * staying; without the credit both ways measure the same and the flows stay
@@ -498,29 +518,46 @@ static void herded_flows_spread(uint32_t lag_ms)
     fx_create(x, 1);
     uint32_t dst = tu_node(&x->t, "h14d0");
     bsr_flow_key keys[2] = {key_of(x, dst, 1000), key_of(x, dst, 1001)};
-    dcn_path start[2] = {*bsr_route(x->b, &keys[0], dst), *bsr_route(x->b, &keys[1], dst)};
-    ck_assert_uint_ne(start[0].node[1], start[1].node[1]);
-    ck_assert_uint_eq(start[0].node[start[0].len - 2], start[1].node[start[1].len - 2]);
-    /* The first round: an idle network, where each flow's own path measures best. */
+    dcn_pathset *set = calloc(1, sizeof *set);
+    family_set(x, dst, set);
+    uint32_t s14 = tu_node(&x->t, "s14");
+    dcn_path start[2] = {{.len = 0}, {.len = 0}}; /* into s14: one from each local port */
+    for (uint32_t i = 0; i < set->count; i++) {
+        const dcn_path *p = &set->path[i];
+        if (p->node[p->len - 2] == s14 && !start[0].len)
+            start[0] = *p;
+        else if (p->node[p->len - 2] == s14 && !start[1].len && p->node[1] != start[0].node[1])
+            start[1] = *p;
+    }
+    ck_assert(start[0].len && start[1].len);
+    uint32_t rate[2] = {500, 500};
+    for (int i = 0; i < 2; i++)
+        ck_assert_ptr_nonnull(bsr_route_bytes(x->b, &keys[i], dst, rate[i] * 125000 / 1000 * TICK_MS));
+    x->now += TICK_MS;
+    bsr_tick(x->b); /* both bulk now, their probes still out */
+    /* The first round's answers: the herded paths measure best. */
     for (uint32_t i = 0; i < x->n_probes; i++)
         answer(x, (int)i, same_path(&x->probe[i].path, &start[x->probe[i].key.src_port - 1000]) ? 1000 : 900);
     uint32_t answered = x->n_probes;
-    uint32_t rate[2] = {500, 500};
+    bsr_flow_info a, b;
+    ck_assert(flow_info(x, &keys[0], &a) && flow_info(x, &keys[1], &b));
+    ck_assert(same_path(&a.path, &start[0]) && same_path(&b.path, &start[1]));
+    uint32_t switched = a.path_switches + b.path_switches;
     path_history *hist = calloc(2, sizeof *hist);
     ck_assert_ptr_nonnull(hist);
     load_model m = {keys, rate, 2, 1000, true, lag_ms, hist};
     ck_assert_uint_eq(run_model(x, &m, dst, 2000, &answered), 0); /* still herded */
     run_model(x, &m, dst, 30000, &answered);
-    bsr_flow_info a, b;
     ck_assert(flow_info(x, &keys[0], &a) && flow_info(x, &keys[1], &b));
     ck_assert_msg(a.path.node[a.path.len - 2] != b.path.node[b.path.len - 2], "lag %u ms: both into h14d0 from %s",
                   lag_ms, tu_path_str(&x->t, &a.path));
-    ck_assert_uint_eq(a.path_switches + b.path_switches, 1);
+    ck_assert_uint_eq(a.path_switches + b.path_switches, switched + 1);
     /* Stable: neither flow comes back to the shared last hop. */
     ck_assert_uint_eq(run_model(x, &m, dst, 60000, &answered), 0);
     if (lag_ms)
         ck_assert_uint_ge(counters(x).moves_deferred, 1);
     free(hist);
+    free(set);
     fx_free(x);
 }
 
@@ -1381,6 +1418,7 @@ static Suite *bsr_suite(void)
     tcase_add_test(tc, best_bandwidth_wins_one_path_per_flow);
     tcase_add_test(tc, two_flows_of_one_pair_spread_over_the_paths);
     tcase_add_test(tc, new_flows_of_one_pair_start_on_different_ports);
+    tcase_add_test(tc, new_flows_of_one_pair_start_apart_at_both_ends);
     tcase_add_test(tc, three_flows_balance_by_probed_load);
     tcase_add_test(tc, flows_herded_onto_one_last_hop_spread_over_the_destination_ports);
     tcase_add_test(tc, idle_flow_takes_the_shortest_path);

@@ -114,16 +114,39 @@ static bool slot_usable(bsr *b, const bsr_path_slot *s)
     return s->state != BSR_PATH_FAILED && bsr_faildb_path_ok(&b->db, &s->path);
 }
 
+/* p and q share a link in the same direction. */
+static bool share_link(const dcn_path *p, const dcn_path *q)
+{
+    for (uint32_t i = 0; i + 1 < p->len; i++)
+        for (uint32_t j = 0; j + 1 < q->len; j++)
+            if (p->node[i] == q->node[j] && p->node[i + 1] == q->node[j + 1])
+                return true;
+    return false;
+}
+
+/* Our flows other than f (only the bulk ones unless all) whose current
+ * path shares a link with p. */
+static uint32_t sharing_flows(const bsr *b, const bsr_flow *f, const dcn_path *p, bool all)
+{
+    uint32_t n = 0;
+    for (const bsr_flow *g = bsr_flow_first(&b->ft); g; g = bsr_flow_next(&b->ft, g))
+        if (g != f && g->cur.len && (all || g->bulk) && share_link(&g->cur, p))
+            n++;
+    return n;
+}
+
 /* How a path ranks for placing a flow: fewer of our bulk flows on its
  * local port, then fewer of our flows there (when count_flows), then fewer
- * hops. Lower is better. */
+ * of our flows (all when count_flows, else the bulk ones) on any of its
+ * links (two paths on different ports may meet further on, e.g. into one
+ * port of the destination), then fewer hops. Lower is better. */
 typedef struct place_rank {
-    uint32_t bulk, flows, len;
+    uint32_t bulk, flows, shared, len;
 } place_rank;
 
 static place_rank rank_of(const bsr *b, const bsr_flow *f, const dcn_path *p, bool count_flows)
 {
-    place_rank r = {0, 0, p->len};
+    place_rank r = {0, 0, sharing_flows(b, f, p, count_flows), p->len};
     int32_t port = local_port_of(b, p);
     if (port >= 0) {
         r.bulk = b->port_bulk[port];
@@ -142,6 +165,8 @@ static int rank_cmp(place_rank a, place_rank c)
         return a.bulk < c.bulk ? -1 : 1;
     if (a.flows != c.flows)
         return a.flows < c.flows ? -1 : 1;
+    if (a.shared != c.shared)
+        return a.shared < c.shared ? -1 : 1;
     if (a.len != c.len)
         return a.len < c.len ? -1 : 1;
     return 0;
@@ -152,7 +177,7 @@ static int32_t pick_slot(bsr *b, bsr_flow *f, bsr_pick pick, int32_t exclude)
 {
     int32_t best = -1;
     uint32_t seen = 0;
-    place_rank best_rank = {0, 0, 0};
+    place_rank best_rank = {0, 0, 0, 0};
     for (uint32_t i = 0; i < f->n_paths; i++) {
         if ((int32_t)i == exclude || !slot_usable(b, &f->paths[i]))
             continue;
@@ -197,15 +222,18 @@ void bsr_flow_bulk_check(bsr *b, bsr_flow *f, uint64_t now)
     if (!fast || !f->cur.len)
         return;
     /* It just became a bulk flow: away from our other bulk flows if a
-     * usable path of its set has fewer of them on its local port. */
+     * usable path of its set has fewer of them on its local port, or as
+     * many there and fewer on its links; the shortest such path. */
     place_rank cur = rank_of(b, f, &f->cur, false);
+    cur.len = 0; /* only fewer bulk flows moves it, not a shorter path */
     int32_t best = -1;
     place_rank best_rank = cur;
     for (uint32_t i = 0; i < f->n_paths; i++) {
         if (!slot_usable(b, &f->paths[i]) || bsr_paths_equal(&f->paths[i].path, &f->cur))
             continue;
         place_rank r = rank_of(b, f, &f->paths[i].path, false);
-        if (r.bulk < best_rank.bulk || (best >= 0 && r.bulk == best_rank.bulk && r.len < best_rank.len)) {
+        if (best < 0 ? (r.bulk < cur.bulk || (r.bulk == cur.bulk && r.shared < cur.shared))
+                     : rank_cmp(r, best_rank) < 0) {
             best = (int32_t)i;
             best_rank = r;
         }
@@ -321,16 +349,6 @@ void bsr_round_start(bsr *b, bsr_flow *f, uint64_t now, bsr_pick pick)
 }
 
 static uint64_t jitter(bsr *b) { return dcn_rng_below(&b->rng, b->cfg.jitter_ms + 1); }
-
-/* p and q share a link in the same direction. */
-static bool share_link(const dcn_path *p, const dcn_path *q)
-{
-    for (uint32_t i = 0; i + 1 < p->len; i++)
-        for (uint32_t j = 0; j + 1 < q->len; j++)
-            if (p->node[i] == q->node[j] && p->node[i + 1] == q->node[j + 1])
-                return true;
-    return false;
-}
 
 /* Another bulk flow of ours moved less than BSR_SETTLE_MS ago onto a link
  * of f's path or of cand, or towards f's destination: the probes of this
