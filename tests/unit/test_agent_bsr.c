@@ -499,6 +499,56 @@ START_TEST(new_flows_of_one_pair_start_apart_at_both_ends)
 }
 END_TEST
 
+/* Flows to other servers do not push a new flow off the shortest path that
+ * the local port counts allow: with one flow h0d1 -> h14d0 out, a flow to
+ * any other server of BCDC n=4 starts on the shortest path of its set among
+ * those leaving on the other port, even where that path shares a link with
+ * the first flow's. */
+START_TEST(flows_to_other_servers_do_not_lengthen_the_default_path)
+{
+    dcn_pathset *set = calloc(1, sizeof *set);
+    ck_assert_ptr_nonnull(set);
+    uint32_t shared_cases = 0, n_servers = 0;
+    for (uint32_t d = 0; d == 0 || d < n_servers; d++) {
+        fx *x = fx_new("bcdc n=4", "h0d1");
+        fx_create(x, 1);
+        n_servers = x->t.n_servers;
+        uint32_t dst = tu_node(&x->t, "h14d0");
+        if (d == x->self || d == dst) {
+            fx_free(x);
+            continue;
+        }
+        bsr_flow_key k = key_of(x, dst, 1);
+        dcn_path first = *bsr_route(x->b, &k, dst);
+        int32_t busy_port = dcn_topo_port_to(&x->t, x->self, first.node[1]);
+        family_set(x, d, set);
+        uint32_t shortest = UINT32_MAX, shortest_busy = UINT32_MAX;
+        bool shares = false;
+        for (uint32_t i = 0; i < set->count; i++) {
+            const dcn_path *p = &set->path[i];
+            bool on_busy = dcn_topo_port_to(&x->t, x->self, p->node[1]) == busy_port;
+            uint32_t *m = on_busy ? &shortest_busy : &shortest;
+            if (p->len < *m)
+                *m = p->len;
+            for (uint32_t a = 0; !on_busy && a + 1 < p->len; a++)
+                for (uint32_t c = 0; c + 1 < first.len; c++)
+                    shares |= p->node[a] == first.node[c] && p->node[a + 1] == first.node[c + 1];
+        }
+        if (shortest == UINT32_MAX)
+            shortest = shortest_busy; /* every path leaves on the busy port */
+        shared_cases += shares;
+        bsr_flow_key kd = key_of(x, d, 2);
+        const dcn_path *p = bsr_route(x->b, &kd, d);
+        ck_assert_ptr_nonnull(p);
+        ck_assert_msg(p->len == shortest, "to %s: %s, not the shortest (%u nodes) on the free port",
+                      tu_name(&x->t, d), tu_path_str(&x->t, p), shortest);
+        fx_free(x);
+    }
+    ck_assert_uint_gt(shared_cases, 0); /* the case the test is about occurs */
+    free(set);
+}
+END_TEST
+
 /* BCDC n=4, h0d1 -> h14d0: the two flows, already sending (bulk, so their
  * placement is done), are put on paths from the two local ports both into
  * h14d0's cable from s14 by a first round that measures those best (as an
@@ -1419,6 +1469,7 @@ static Suite *bsr_suite(void)
     tcase_add_test(tc, two_flows_of_one_pair_spread_over_the_paths);
     tcase_add_test(tc, new_flows_of_one_pair_start_on_different_ports);
     tcase_add_test(tc, new_flows_of_one_pair_start_apart_at_both_ends);
+    tcase_add_test(tc, flows_to_other_servers_do_not_lengthen_the_default_path);
     tcase_add_test(tc, three_flows_balance_by_probed_load);
     tcase_add_test(tc, flows_herded_onto_one_last_hop_spread_over_the_destination_ports);
     tcase_add_test(tc, idle_flow_takes_the_shortest_path);
