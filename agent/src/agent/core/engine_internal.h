@@ -21,11 +21,11 @@ bool eng_hop_usable(const engine *e, const neigh_entry *ne);
  * at position next is dead (our cable, the next server's, or a fibre). */
 void eng_failed_link(const engine *e, const dcn_path *p, int pos, int next, unsigned port, uint32_t *a,
                      uint32_t *b);
-/* A control frame along nha (first hop taken, NHI = 1); 0 when sent. */
 /* A probe for flow along path (self first), starting at the first hop's
  * available bandwidth plus credit, at most the port's capacity (the
  * path selector's send_probe). Returns 0 when sent. */
 int eng_send_probe(engine *e, const dcn_flow_key *flow, uint32_t seq, const dcn_path *path, uint32_t credit);
+/* A control frame along nha (first hop taken, NHI = 1); 0 when sent. */
 int eng_send_control(engine *e, uint8_t type, uint32_t dst, const uint8_t *nha, unsigned nhops, uint32_t avail,
                      const uint8_t *payload, size_t plen);
 /* The full path a header names (a segmented one may end short of dst). */
