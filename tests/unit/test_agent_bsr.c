@@ -531,8 +531,7 @@ START_TEST(flows_to_other_servers_do_not_lengthen_the_default_path)
             if (p->len < *m)
                 *m = p->len;
             for (uint32_t a = 0; !on_busy && a + 1 < p->len; a++)
-                for (uint32_t c = 0; c + 1 < first.len; c++)
-                    shares |= p->node[a] == first.node[c] && p->node[a + 1] == first.node[c + 1];
+                shares |= crosses_from(&first, p->node[a], p->node[a + 1]);
         }
         if (shortest == UINT32_MAX)
             shortest = shortest_busy; /* every path leaves on the busy port */
