@@ -56,6 +56,7 @@ typedef struct bsr_flow {
     uint32_t probes_sent, switches;
     uint64_t moved_ms; /* when its path last changed (0: never) */
     bool deferred;     /* its last round put off a move (BSR_SETTLE_MS) */
+    bool failed_over;  /* its path broke; the round after probes again BSR_SETTLE_MS later */
     /* the current path: len 0 none; nodes past len not initialised */
     dcn_path cur;
     bsr_path_slot paths[BSR_MAX_PATHS];

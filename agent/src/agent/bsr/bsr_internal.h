@@ -21,7 +21,8 @@
  * flow of ours moved onto a link of the flow's path or of the candidate (or
  * towards the same server) does not move it: the link counters the probes
  * read (rates over 0.5-1 s windows) do not show that move yet. The flow
- * probes again this long later (plus jitter), once per move. */
+ * probes again this long later (plus jitter), once per move. So does a flow
+ * after the round that follows its failover (bsr_flow_link_failed). */
 #define BSR_SETTLE_MS 2000
 
 struct bsr {

@@ -424,8 +424,10 @@ static void round_finish(bsr *b, bsr_flow *f, uint64_t now)
 {
     f->round_active = false;
     f->deferred = select_best(b, f, now, !f->deferred);
+    bool settle = f->deferred || f->failed_over;
+    f->failed_over = false;
     if (f->cur.len)
-        f->next_round_ms = now + (f->deferred ? BSR_SETTLE_MS : b->cfg.reselect_ms) + jitter(b);
+        f->next_round_ms = now + (settle ? BSR_SETTLE_MS : b->cfg.reselect_ms) + jitter(b);
     else
         f->next_round_ms = now + b->cfg.unreachable_retry_ms;
 }
@@ -545,6 +547,11 @@ void bsr_flow_link_failed(bsr *b, bsr_flow *f, uint32_t a, uint32_t bnode, uint6
         }
     if (pick >= 0)
         bsr_set_current(b, f, &f->paths[pick].path, pick);
+    /* The round below reads link counters that still show this flow where
+     * it was, not where it went: the cached path may be another flow's, and
+     * the alternates on its old links look loaded. One more round
+     * BSR_SETTLE_MS after it sees the move. */
+    f->failed_over = true;
     /* No cached path: the new round computes the repaired set and puts
      * the flow on one of its paths before probing. */
     bsr_round_start(b, f, now, fibre ? BSR_PICK_RANDOM : BSR_PICK_DEFAULT);
