@@ -45,7 +45,8 @@ def git_commit():
                            stderr=subprocess.DEVNULL, text=True)
         return r.stdout.strip() if r.returncode == 0 else None
     head = git("rev-parse", "HEAD")
-    dirty = git("status", "--porcelain", "--untracked-files=no", "--", ".", ":!results")
+    # Only code can move a result: results, docs and Markdown pages are left out.
+    dirty = git("status", "--porcelain", "--untracked-files=no", "--", ".", ":!results", ":!docs", ":!*.md")
     return (head or "unknown") + ("-dirty" if dirty else "")
 
 

@@ -35,9 +35,9 @@ def git_commit():
     try:
         rev = subprocess.run(["git", "-C", ROOT, "rev-parse", "HEAD"], capture_output=True, text=True,
                              check=True).stdout.strip()
-        # Results the scripts rewrite do not make the code dirty.
+        # Only code can move a result: results, docs and Markdown pages are left out.
         dirty = subprocess.run(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no", "--", ".",
-                                ":(exclude)results"],
+                                ":(exclude)results", ":(exclude)docs", ":(exclude)*.md"],
                                capture_output=True, text=True, check=True).stdout.strip()
         return rev + ("-dirty" if dirty else "")
     except (OSError, subprocess.CalledProcessError):
