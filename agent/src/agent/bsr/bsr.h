@@ -161,6 +161,7 @@ typedef struct bsr_counters {
     uint64_t probe_timeouts;
     uint64_t path_switches;
     uint64_t moves_deferred;   /* rounds that put off a move: another flow of ours had just moved nearby */
+    uint64_t apart_paths_added; /* BFS paths added to a set whose every path a bulk flow to the same server shared */
     uint64_t failures_heard;   /* path-failure messages and local ports going down */
     uint64_t failures_ignored; /* messages naming two nodes that are not adjacent */
     uint64_t faildb_entries;   /* links in the failed-link database now */

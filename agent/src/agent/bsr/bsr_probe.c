@@ -306,6 +306,41 @@ static void add_recovery_paths(bsr *b, bsr_flow *f)
     }
 }
 
+/* A bulk flow whose every usable path shares a link with another of our
+ * bulk flows to the same server gets one more path: the BFS path that
+ * avoids those flows' relays (and the known failures). Without it, after a
+ * relay of one of two BCN connections died, the family's reroute entered
+ * the destination by the switch port the other connection used, and the
+ * set had no path apart from it (bcn-one-to-one at c687c35: 14.7 s to
+ * recover, the two connections on one last hop). */
+static void add_apart_path(bsr *b, bsr_flow *f)
+{
+    if (!f->bulk || f->n_paths >= BSR_MAX_PATHS)
+        return;
+    for (uint32_t i = 0; i < f->n_paths; i++)
+        if (slot_usable(b, &f->paths[i]) && !sharing_flows(b, f, &f->paths[i].path, false))
+            return;
+    memset(b->avoid, 0, dcn_n_nodes(b->t));
+    bool others = false;
+    for (const bsr_flow *g = bsr_flow_first(&b->ft); g; g = bsr_flow_next(&b->ft, g))
+        if (g != f && g->dst == f->dst && g->bulk && g->cur.len) {
+            others = true;
+            for (uint32_t k = 1; k + 1 < g->cur.len; k++)
+                b->avoid[g->cur.node[k]] = 1;
+        }
+    dcn_path alt;
+    if (!others || dcn_bfs_path(b->t, b->self, f->dst, bsr_faildb_view(&b->db), b->avoid, &alt) < 0 ||
+        find_in_set(f, &alt) >= 0)
+        return;
+    bsr_path_slot *s = &f->paths[f->n_paths++];
+    dcn_path_copy(&s->path, &alt);
+    s->avail_mbps = BSR_AVAIL_UNKNOWN;
+    s->state = BSR_PATH_UNPROBED;
+    s->seq = 0;
+    s->recovery = 0;
+    b->c.apart_paths_added++;
+}
+
 void bsr_round_start(bsr *b, bsr_flow *f, uint64_t now, bsr_pick pick)
 {
     dcn_pathset *set = b->scratch;
@@ -331,6 +366,7 @@ void bsr_round_start(bsr *b, bsr_flow *f, uint64_t now, bsr_pick pick)
         s->seq = 0;
         s->recovery = 0;
     }
+    add_apart_path(b, f);
     add_recovery_paths(b, f);
     f->pending = 0;
     f->replacements = 0;
@@ -532,7 +568,11 @@ void bsr_flow_link_failed(bsr *b, bsr_flow *f, uint32_t a, uint32_t bnode, uint6
     }
     /* The flow's path broke: move at once to the cached path with the
      * best last measurement (MDCube, a fibre between two containers'
-     * switches: to a random other jump), then probe afresh. */
+     * switches: to a random other jump), then probe afresh. A bulk flow
+     * skips a cached path that shares a link with another of our bulk
+     * flows to the same server: with one path per port (a dual-port
+     * family), the one left is the other connection's, which would halve
+     * both; the new round then places it on its repaired set instead. */
     bool fibre = b->mdcube && dcn_kind(b->t, a) == DCN_SWITCH && dcn_kind(b->t, bnode) == DCN_SWITCH;
     int32_t pick = -1;
     if (fibre)
@@ -540,7 +580,8 @@ void bsr_flow_link_failed(bsr *b, bsr_flow *f, uint32_t a, uint32_t bnode, uint6
     else
         for (uint32_t i = 0; i < f->n_paths; i++) {
             const bsr_path_slot *s = &f->paths[i];
-            if ((int32_t)i == f->cur_index || s->avail_mbps == BSR_AVAIL_UNKNOWN || !slot_usable(b, s))
+            if ((int32_t)i == f->cur_index || s->avail_mbps == BSR_AVAIL_UNKNOWN || !slot_usable(b, s) ||
+                (f->bulk && sharing_flows(b, f, &s->path, false)))
                 continue;
             if (pick < 0 || s->avail_mbps > f->paths[pick].avail_mbps)
                 pick = (int32_t)i;

@@ -133,6 +133,7 @@ int ps_counters(path_select *ps, ps_counter *out, int max)
         {"probe_timeouts", c.probe_timeouts},
         {"path_switches", c.path_switches},
         {"moves_deferred", c.moves_deferred},
+        {"apart_paths_added", c.apart_paths_added},
         {"failures_heard", c.failures_heard},
         {"failures_ignored", c.failures_ignored},
         {"faildb_entries", c.faildb_entries},
