@@ -741,6 +741,49 @@ START_TEST(failover_finds_a_path_apart_when_the_family_reroute_meets_the_other_f
 }
 END_TEST
 
+/* HCN n=4 h=2, h142 -> h112 (the one-to-one): two flows of 500 Mb/s apart
+ * on the paths of h142's two ports, 5 and 6 nodes long, loads seen 1 s
+ * late. offset_ms after they settled, both stall for 4 s (their ACKs on a
+ * broken reverse path, say), then resume. A round during the stall sees
+ * both paths free, a tie that the shorter one wins; it must not take the
+ * flow on the longer path onto the other flow's. Returns the ms during
+ * which the two shared a link. */
+static uint64_t shared_ms_through_a_stall(uint64_t offset_ms)
+{
+    fx *x = fx_new("hcn n=4 h=2", "h142");
+    fx_create(x, 1);
+    uint32_t dst = tu_node(&x->t, "h112");
+    bsr_flow_key keys[2] = {key_of(x, dst, 1000), key_of(x, dst, 1001)};
+    uint32_t rate[2] = {500, 500};
+    path_history *hist = calloc(2, sizeof *hist);
+    ck_assert_ptr_nonnull(hist);
+    load_model m = {keys, rate, 2, 1000, true, 1000, hist, NULL, NULL};
+    uint32_t answered = 0;
+    run_model(x, &m, dst, 30000 + offset_ms, &answered);
+    uint64_t shared = 0;
+    for (uint64_t t = 0; t < 20000; t += TICK_MS) {
+        rate[0] = rate[1] = t < 4000 ? 0 : 500;
+        run_model(x, &m, dst, TICK_MS, &answered);
+        bsr_flow_info a, b;
+        ck_assert(flow_info(x, &keys[0], &a) && flow_info(x, &keys[1], &b));
+        if (share_a_link(&a.path, &b.path))
+            shared += TICK_MS;
+    }
+    free(hist);
+    fx_free(x);
+    return shared;
+}
+
+START_TEST(a_stall_does_not_herd_the_flows_of_one_pair)
+{
+    for (uint64_t offset = 0; offset < 10000; offset += 1500) {
+        uint64_t shared = shared_ms_through_a_stall(offset);
+        ck_assert_msg(shared == 0, "stall %" PRIu64 " ms into the interval: shared a link for %" PRIu64 " ms", offset,
+                      shared);
+    }
+}
+END_TEST
+
 /* On an idle network a flow to a same-switch neighbour takes the one-hop
  * path, from its first packet and after a round of equal answers. */
 START_TEST(idle_flow_takes_the_shortest_path)
@@ -1598,6 +1641,7 @@ static Suite *bsr_suite(void)
     tcase_add_test(tc, flows_herded_by_a_failover_spread_within_settling);
     tcase_add_test(tc, failover_keeps_off_the_path_of_a_flow_to_the_same_server);
     tcase_add_test(tc, failover_finds_a_path_apart_when_the_family_reroute_meets_the_other_flow);
+    tcase_add_test(tc, a_stall_does_not_herd_the_flows_of_one_pair);
     tcase_add_test(tc, idle_flow_takes_the_shortest_path);
     tcase_add_test(tc, bandwidth_tie_goes_to_the_shorter_path);
     tcase_add_test(tc, concurrent_flows_of_one_pair_take_parallel_paths_in_any_order);

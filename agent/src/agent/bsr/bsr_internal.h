@@ -16,7 +16,10 @@
 #define BSR_RATE_WINDOW_MS 1000 /* own sending rate measured over this window */
 #define BSR_BULK_KBPS 1000      /* a flow sending this fast over a tick is a bulk flow */
 #define BSR_BULK_MIN_SPAN_MS 50 /* shortest span its rate is judged over */
-#define BSR_BULK_HOLD_MS 1000   /* below the bulk rate for this long: no longer bulk */
+/* Below the bulk rate for this long: no longer bulk. Long enough for a TCP
+ * flow to stay bulk through its retransmission timeouts and the 3 s a
+ * broken path takes to be detected with 1 s hellos. */
+#define BSR_BULK_HOLD_MS 5000
 /* A probe round that would move a flow within this long after another bulk
  * flow of ours moved onto a link of the flow's path or of the candidate (or
  * towards the same server) does not move it: the link counters the probes

@@ -441,13 +441,20 @@ static bool select_best(bsr *b, bsr_flow *f, uint64_t now, bool may_defer)
     if (best == f->cur_index)
         return false;
     bool shorter_tie = cur_measured && best_avail >= cur_eff && f->paths[best].path.len < f->cur.len;
-    if (cur_measured && !shorter_tie) {
-        uint64_t margin = b->cfg.switch_margin_pct ? cur_eff * b->cfg.switch_margin_pct / 100 : 0;
-        if (b->cfg.switch_margin_pct && margin < 1)
-            margin = 1;
-        if (best_avail <= cur_eff + margin)
-            return false;
-    }
+    uint64_t margin = b->cfg.switch_margin_pct ? cur_eff * b->cfg.switch_margin_pct / 100 : 0;
+    if (b->cfg.switch_margin_pct && margin < 1)
+        margin = 1;
+    bool within_margin = best_avail <= cur_eff + margin;
+    if (cur_measured && !shorter_tie && within_margin)
+        return false;
+    /* A tie won by length alone does not move a bulk flow onto a path that
+     * shares a link with more of our bulk flows to the same server than its
+     * own does. While the other flow stalls (a TCP timeout, its ACKs on a
+     * broken reverse path), its path looks as free as ours, and taking it
+     * herds the two when it resumes (bcn-one-to-one at f0caf40). */
+    if (shorter_tie && within_margin && f->bulk &&
+        sharing_flows(b, f, &f->paths[best].path, false) > sharing_flows(b, f, &f->cur, false))
+        return false;
     if (may_defer && f->cur.len && f->bulk && moved_nearby(b, f, &f->paths[best].path, now)) {
         b->c.moves_deferred++;
         return true;
