@@ -588,9 +588,10 @@ static void herded_flows_spread(uint32_t lag_ms)
         ck_assert_ptr_nonnull(bsr_route_bytes(x->b, &keys[i], dst, rate[i] * 125000 / 1000 * TICK_MS));
     x->now += TICK_MS;
     bsr_tick(x->b); /* both bulk now, their probes still out */
-    /* The first round's answers: the herded paths measure best. */
+    /* The first round's answers: the herded paths measure best, by more
+     * than the switch margin (within it, a path apart would win). */
     for (uint32_t i = 0; i < x->n_probes; i++)
-        answer(x, (int)i, same_path(&x->probe[i].path, &start[x->probe[i].key.src_port - 1000]) ? 1000 : 900);
+        answer(x, (int)i, same_path(&x->probe[i].path, &start[x->probe[i].key.src_port - 1000]) ? 1000 : 800);
     uint32_t answered = x->n_probes;
     bsr_flow_info a, b;
     ck_assert(flow_info(x, &keys[0], &a) && flow_info(x, &keys[1], &b));
@@ -741,18 +742,19 @@ START_TEST(failover_finds_a_path_apart_when_the_family_reroute_meets_the_other_f
 }
 END_TEST
 
-/* HCN n=4 h=2, h142 -> h112 (the one-to-one): two flows of 500 Mb/s apart
- * on the paths of h142's two ports, 5 and 6 nodes long, loads seen 1 s
+/* On `spec`, two flows of 500 Mb/s from src to dst, apart, loads seen 1 s
  * late. offset_ms after they settled, both stall for 4 s (their ACKs on a
- * broken reverse path, say), then resume. A round during the stall sees
- * both paths free, a tie that the shorter one wins; it must not take the
- * flow on the longer path onto the other flow's. Returns the ms during
- * which the two shared a link. */
-static uint64_t shared_ms_through_a_stall(uint64_t offset_ms)
+ * broken reverse path, say), then resume; with `victim`, that relay server
+ * also dies at the start of the stall, silently (no failure report: only
+ * lost probes tell). A round during the stall sees the other flow's path as
+ * free as any; it must not take a flow onto it. Returns the ms during which
+ * the two shared a link. */
+static uint64_t shared_ms_through_a_stall(const char *spec, const char *src, const char *dst_name,
+                                          const char *victim_name, uint64_t offset_ms)
 {
-    fx *x = fx_new("hcn n=4 h=2", "h142");
+    fx *x = fx_new(spec, src);
     fx_create(x, 1);
-    uint32_t dst = tu_node(&x->t, "h112");
+    uint32_t dst = tu_node(&x->t, dst_name);
     bsr_flow_key keys[2] = {key_of(x, dst, 1000), key_of(x, dst, 1001)};
     uint32_t rate[2] = {500, 500};
     path_history *hist = calloc(2, sizeof *hist);
@@ -760,24 +762,53 @@ static uint64_t shared_ms_through_a_stall(uint64_t offset_ms)
     load_model m = {keys, rate, 2, 1000, true, 1000, hist, NULL, NULL};
     uint32_t answered = 0;
     run_model(x, &m, dst, 30000 + offset_ms, &answered);
+    uint32_t victim = victim_name ? tu_node(&x->t, victim_name) : 0;
+    bsr_flow_info a, b;
+    ck_assert(flow_info(x, &keys[0], &a) && flow_info(x, &keys[1], &b));
+    ck_assert(!share_a_link(&a.path, &b.path));
+    if (victim_name) {
+        ck_assert(dcn_path_contains(&a.path, victim) || dcn_path_contains(&b.path, victim));
+        m.dead = &victim;
+    }
     uint64_t shared = 0;
     for (uint64_t t = 0; t < 20000; t += TICK_MS) {
         rate[0] = rate[1] = t < 4000 ? 0 : 500;
         run_model(x, &m, dst, TICK_MS, &answered);
-        bsr_flow_info a, b;
         ck_assert(flow_info(x, &keys[0], &a) && flow_info(x, &keys[1], &b));
         if (share_a_link(&a.path, &b.path))
             shared += TICK_MS;
     }
+    if (victim_name) /* both flows off the dead relay by then */
+        ck_assert(!dcn_path_contains(&a.path, victim) && !dcn_path_contains(&b.path, victim));
     free(hist);
     fx_free(x);
     return shared;
 }
 
+/* HCN n=4 h=2, h142 -> h112 (the one-to-one): the two paths are 5 and 6
+ * nodes long, so a round of the flow on the longer one during the stall
+ * finds the other's shorter path as free as its own. */
 START_TEST(a_stall_does_not_herd_the_flows_of_one_pair)
 {
     for (uint64_t offset = 0; offset < 10000; offset += 1500) {
-        uint64_t shared = shared_ms_through_a_stall(offset);
+        uint64_t shared = shared_ms_through_a_stall("hcn n=4 h=2", "h142", "h112", NULL, offset);
+        ck_assert_msg(shared == 0, "stall %" PRIu64 " ms into the interval: shared a link for %" PRIu64 " ms", offset,
+                      shared);
+    }
+}
+END_TEST
+
+/* BCube n=4 k=1, h00 -> h13 (bcube-one-to-one, server 03 fails): the flow
+ * through h03 loses its probe. Of the answered paths, the other flow's (5
+ * nodes) was measured while that flow stalled, free of it; the BFS
+ * alternate (9 nodes) after it resumed, with the lost flow's own load still
+ * on its first hop. Counting the load the stalled flow will bring back, the
+ * flow takes the alternate (bcube-one-to-one at 41af4bc, paper timers: the
+ * two shared a path for 11 s). */
+START_TEST(a_lost_path_during_a_stall_does_not_herd_the_flows_of_one_pair)
+{
+    for (uint64_t offset = 0; offset < 10000; offset += 1500) {
+        uint64_t shared = shared_ms_through_a_stall("bcube n=4 k=1", "h00", "h13", "h03", offset);
         ck_assert_msg(shared == 0, "stall %" PRIu64 " ms into the interval: shared a link for %" PRIu64 " ms", offset,
                       shared);
     }
@@ -1642,6 +1673,7 @@ static Suite *bsr_suite(void)
     tcase_add_test(tc, failover_keeps_off_the_path_of_a_flow_to_the_same_server);
     tcase_add_test(tc, failover_finds_a_path_apart_when_the_family_reroute_meets_the_other_flow);
     tcase_add_test(tc, a_stall_does_not_herd_the_flows_of_one_pair);
+    tcase_add_test(tc, a_lost_path_during_a_stall_does_not_herd_the_flows_of_one_pair);
     tcase_add_test(tc, idle_flow_takes_the_shortest_path);
     tcase_add_test(tc, bandwidth_tie_goes_to_the_shorter_path);
     tcase_add_test(tc, concurrent_flows_of_one_pair_take_parallel_paths_in_any_order);

@@ -224,6 +224,8 @@ static void update_rate(bsr_flow *f, uint64_t now)
         return;
     uint64_t mbps = f->window_bytes * 8 / (span * 1000);
     f->own_rate_mbps = mbps > UINT32_MAX / 2 ? UINT32_MAX / 2 : (uint32_t)mbps;
+    if (f->bulk && f->own_rate_mbps > f->bulk_rate_mbps)
+        f->bulk_rate_mbps = f->own_rate_mbps;
     f->window_bytes = 0;
     f->window_start_ms = now;
 }

@@ -45,6 +45,7 @@ typedef struct bsr_flow {
     uint64_t window_bytes;
     uint64_t window_start_ms;
     uint32_t own_rate_mbps;
+    uint32_t bulk_rate_mbps; /* its highest own rate since it became bulk (0 when not bulk) */
     /* bulk detection over one tick (bsr_tick): a flow sending at least
      * BSR_BULK_KBPS is a bulk flow, placed apart from our other bulk flows */
     uint64_t tick_bytes;

@@ -137,6 +137,21 @@ static uint32_t sharing_flows(const bsr *b, const bsr_flow *f, const dcn_path *p
     return n;
 }
 
+/* The load our other bulk flows to f's destination whose current path
+ * shares a link with p will bring back: each one's highest rate since it
+ * became bulk above its rate now. While such a flow stalls (a TCP timeout,
+ * its ACKs on a broken reverse path) or ramps up again, its path measures
+ * free of it. */
+static uint64_t returning_load(const bsr *b, const bsr_flow *f, const dcn_path *p)
+{
+    uint64_t load = 0;
+    for (const bsr_flow *g = bsr_flow_first(&b->ft); g; g = bsr_flow_next(&b->ft, g))
+        if (g != f && g->dst == f->dst && g->bulk && g->cur.len && g->bulk_rate_mbps > g->own_rate_mbps &&
+            share_link(&g->cur, p))
+            load += g->bulk_rate_mbps - g->own_rate_mbps;
+    return load;
+}
+
 /* How a path ranks for placing a flow: fewer of our bulk flows on its
  * local port, then fewer of our flows there (when count_flows), then fewer
  * of our flows to the same server (all when count_flows, else the bulk
@@ -218,6 +233,7 @@ void bsr_flow_bulk_check(bsr *b, bsr_flow *f, uint64_t now)
         if (!fast && now - f->last_bulk_ms >= BSR_BULK_HOLD_MS) {
             port_count(b, f, -1);
             f->bulk = false;
+            f->bulk_rate_mbps = 0;
             port_count(b, f, +1);
         }
         return;
@@ -400,6 +416,49 @@ static bool moved_nearby(bsr *b, const bsr_flow *f, const dcn_path *cand, uint64
     return false;
 }
 
+static uint64_t margin_of(const bsr *b, uint64_t eff)
+{
+    uint64_t margin = b->cfg.switch_margin_pct ? eff * b->cfg.switch_margin_pct / 100 : 0;
+    return b->cfg.switch_margin_pct && margin < 1 ? 1 : margin;
+}
+
+/* The answered path the bulk flow f should take instead of best when best
+ * shares a link with our other bulk flows to the same server: the one with
+ * the most bandwidth among the paths shared with fewer of them that measure
+ * within the switch margin of best (ties: shorter, then the current one).
+ * While another flow of the pair stalls (a TCP timeout, its ACKs on a broken
+ * reverse path), its path looks as free as any, and the shorter wins the
+ * tie: bcube-one-to-one at 41af4bc, paper timers, the connection whose relay
+ * died went to the other's path and the two stayed herded for 11 s. */
+static int32_t apart_within_margin(bsr *b, const bsr_flow *f, int32_t best, uint64_t *best_avail)
+{
+    uint32_t shared = sharing_flows(b, f, &f->paths[best].path, false);
+    if (!shared)
+        return best;
+    uint64_t floor = *best_avail > margin_of(b, *best_avail) ? *best_avail - margin_of(b, *best_avail) : 0;
+    int32_t pick = best;
+    uint64_t pick_eff = 0;
+    for (uint32_t i = 0; i < f->n_paths; i++) {
+        const bsr_path_slot *s = &f->paths[i];
+        if ((int32_t)i == best || s->state != BSR_PATH_GOOD || !bsr_faildb_path_ok(&b->db, &s->path))
+            continue;
+        uint64_t eff = s->avail_mbps + ((int32_t)i == f->cur_index ? f->own_rate_mbps : 0);
+        uint64_t back = returning_load(b, f, &s->path);
+        eff = eff > back ? eff - back : 0;
+        if (eff < floor || sharing_flows(b, f, &s->path, false) >= shared)
+            continue;
+        if (pick == best || eff > pick_eff ||
+            (eff == pick_eff && (s->path.len < f->paths[pick].path.len ||
+                                 (s->path.len == f->paths[pick].path.len && (int32_t)i == f->cur_index)))) {
+            pick = (int32_t)i;
+            pick_eff = eff;
+        }
+    }
+    if (pick != best)
+        *best_avail = pick_eff;
+    return pick;
+}
+
 /* SelectBestPath over the answered paths. Returns true when it put off a
  * move because another flow just moved nearby (moved_nearby; at most once
  * in a row, may_defer). */
@@ -416,8 +475,13 @@ static bool select_best(bsr *b, bsr_flow *f, uint64_t now, bool may_defer)
         if (s->state != BSR_PATH_GOOD || !bsr_faildb_path_ok(&b->db, &s->path))
             continue;
         uint64_t eff = s->avail_mbps;
-        if ((int32_t)i == f->cur_index) {
+        if ((int32_t)i == f->cur_index)
             eff += f->own_rate_mbps; /* our own load is not a reason to leave */
+        if (f->bulk) {
+            uint64_t back = returning_load(b, f, &s->path);
+            eff = eff > back ? eff - back : 0;
+        }
+        if ((int32_t)i == f->cur_index) {
             cur_eff = eff;
             cur_measured = true;
         }
@@ -438,23 +502,16 @@ static bool select_best(bsr *b, bsr_flow *f, uint64_t now, bool may_defer)
         bsr_set_current(b, f, i >= 0 ? &f->paths[i].path : NULL, i);
         return false;
     }
+    if (f->bulk)
+        best = apart_within_margin(b, f, best, &best_avail);
     if (best == f->cur_index)
         return false;
     bool shorter_tie = cur_measured && best_avail >= cur_eff && f->paths[best].path.len < f->cur.len;
-    uint64_t margin = b->cfg.switch_margin_pct ? cur_eff * b->cfg.switch_margin_pct / 100 : 0;
-    if (b->cfg.switch_margin_pct && margin < 1)
-        margin = 1;
-    bool within_margin = best_avail <= cur_eff + margin;
-    if (cur_measured && !shorter_tie && within_margin)
-        return false;
-    /* A tie won by length alone does not move a bulk flow onto a path that
-     * shares a link with more of our bulk flows to the same server than its
-     * own does. While the other flow stalls (a TCP timeout, its ACKs on a
-     * broken reverse path), its path looks as free as ours, and taking it
-     * herds the two when it resumes (bcn-one-to-one at f0caf40). */
-    if (shorter_tie && within_margin && f->bulk &&
-        sharing_flows(b, f, &f->paths[best].path, false) > sharing_flows(b, f, &f->cur, false))
-        return false;
+    if (cur_measured && !shorter_tie) {
+        uint64_t margin = margin_of(b, cur_eff);
+        if (best_avail <= cur_eff + margin)
+            return false;
+    }
     if (may_defer && f->cur.len && f->bulk && moved_nearby(b, f, &f->paths[best].path, now)) {
         b->c.moves_deferred++;
         return true;
