@@ -416,6 +416,22 @@ static bool moved_nearby(bsr *b, const bsr_flow *f, const dcn_path *cand, uint64
     return false;
 }
 
+/* What path i of f's set offers f: its last measurement, plus f's own rate
+ * on its current path (our own load is not a reason to leave), less, for a
+ * bulk flow, the load our other bulk flows to the same server will bring
+ * back to it (returning_load). */
+static uint64_t offered(const bsr *b, const bsr_flow *f, uint32_t i)
+{
+    uint64_t eff = f->paths[i].avail_mbps;
+    if ((int32_t)i == f->cur_index)
+        eff += f->own_rate_mbps;
+    if (f->bulk) {
+        uint64_t back = returning_load(b, f, &f->paths[i].path);
+        eff = eff > back ? eff - back : 0;
+    }
+    return eff;
+}
+
 static uint64_t margin_of(const bsr *b, uint64_t eff)
 {
     uint64_t margin = b->cfg.switch_margin_pct ? eff * b->cfg.switch_margin_pct / 100 : 0;
@@ -442,9 +458,7 @@ static int32_t apart_within_margin(bsr *b, const bsr_flow *f, int32_t best, uint
         const bsr_path_slot *s = &f->paths[i];
         if ((int32_t)i == best || s->state != BSR_PATH_GOOD || !bsr_faildb_path_ok(&b->db, &s->path))
             continue;
-        uint64_t eff = s->avail_mbps + ((int32_t)i == f->cur_index ? f->own_rate_mbps : 0);
-        uint64_t back = returning_load(b, f, &s->path);
-        eff = eff > back ? eff - back : 0;
+        uint64_t eff = offered(b, f, i);
         if (eff < floor || sharing_flows(b, f, &s->path, false) >= shared)
             continue;
         if (pick == best || eff > pick_eff ||
@@ -474,13 +488,7 @@ static bool select_best(bsr *b, bsr_flow *f, uint64_t now, bool may_defer)
         bsr_path_slot *s = &f->paths[i];
         if (s->state != BSR_PATH_GOOD || !bsr_faildb_path_ok(&b->db, &s->path))
             continue;
-        uint64_t eff = s->avail_mbps;
-        if ((int32_t)i == f->cur_index)
-            eff += f->own_rate_mbps; /* our own load is not a reason to leave */
-        if (f->bulk) {
-            uint64_t back = returning_load(b, f, &s->path);
-            eff = eff > back ? eff - back : 0;
-        }
+        uint64_t eff = offered(b, f, i);
         if ((int32_t)i == f->cur_index) {
             cur_eff = eff;
             cur_measured = true;
