@@ -124,6 +124,13 @@ static bool share_link(const dcn_path *p, const dcn_path *q)
     return false;
 }
 
+/* g is another flow of ours to f's destination with a path (a bulk one
+ * unless all). */
+static bool same_pair(const bsr_flow *f, const bsr_flow *g, bool all)
+{
+    return g != f && g->dst == f->dst && g->cur.len && (all || g->bulk);
+}
+
 /* Our other flows to f's destination (only the bulk ones unless all) whose
  * current path shares a link with p. Flows to other servers are left out:
  * counting them too sent all-to-all flows onto longer paths (bcdc-all-to-all
@@ -132,7 +139,7 @@ static uint32_t sharing_flows(const bsr *b, const bsr_flow *f, const dcn_path *p
 {
     uint32_t n = 0;
     for (const bsr_flow *g = bsr_flow_first(&b->ft); g; g = bsr_flow_next(&b->ft, g))
-        if (g != f && g->dst == f->dst && g->cur.len && (all || g->bulk) && share_link(&g->cur, p))
+        if (same_pair(f, g, all) && share_link(&g->cur, p))
             n++;
     return n;
 }
@@ -146,8 +153,7 @@ static uint64_t returning_load(const bsr *b, const bsr_flow *f, const dcn_path *
 {
     uint64_t load = 0;
     for (const bsr_flow *g = bsr_flow_first(&b->ft); g; g = bsr_flow_next(&b->ft, g))
-        if (g != f && g->dst == f->dst && g->bulk && g->cur.len && g->bulk_rate_mbps > g->own_rate_mbps &&
-            share_link(&g->cur, p))
+        if (same_pair(f, g, false) && g->bulk_rate_mbps > g->own_rate_mbps && share_link(&g->cur, p))
             load += g->bulk_rate_mbps - g->own_rate_mbps;
     return load;
 }
@@ -339,7 +345,7 @@ static void add_apart_path(bsr *b, bsr_flow *f)
     memset(b->avoid, 0, dcn_n_nodes(b->t));
     bool others = false;
     for (const bsr_flow *g = bsr_flow_first(&b->ft); g; g = bsr_flow_next(&b->ft, g))
-        if (g != f && g->dst == f->dst && g->bulk && g->cur.len) {
+        if (same_pair(f, g, false)) {
             others = true;
             for (uint32_t k = 1; k + 1 < g->cur.len; k++)
                 b->avoid[g->cur.node[k]] = 1;
@@ -432,6 +438,22 @@ static uint64_t offered(const bsr *b, const bsr_flow *f, uint32_t i)
     return eff;
 }
 
+/* Path i answered this round and crosses no known failed link. */
+static bool slot_answered(bsr *b, const bsr_flow *f, uint32_t i)
+{
+    return f->paths[i].state == BSR_PATH_GOOD && bsr_faildb_path_ok(&b->db, &f->paths[i].path);
+}
+
+/* Path i, offering eff, beats path other (-1: none yet) offering other_eff:
+ * more bandwidth; on a tie the shorter path, then the current one. */
+static bool beats(const bsr_flow *f, uint32_t i, uint64_t eff, int32_t other, uint64_t other_eff)
+{
+    if (other < 0 || eff != other_eff)
+        return other < 0 || eff > other_eff;
+    uint32_t len = f->paths[i].path.len, other_len = f->paths[other].path.len;
+    return len < other_len || (len == other_len && (int32_t)i == f->cur_index);
+}
+
 static uint64_t margin_of(const bsr *b, uint64_t eff)
 {
     uint64_t margin = b->cfg.switch_margin_pct ? eff * b->cfg.switch_margin_pct / 100 : 0;
@@ -451,25 +473,24 @@ static int32_t apart_within_margin(bsr *b, const bsr_flow *f, int32_t best, uint
     uint32_t shared = sharing_flows(b, f, &f->paths[best].path, false);
     if (!shared)
         return best;
-    uint64_t floor = *best_avail > margin_of(b, *best_avail) ? *best_avail - margin_of(b, *best_avail) : 0;
-    int32_t pick = best;
+    uint64_t margin = margin_of(b, *best_avail);
+    uint64_t floor = *best_avail > margin ? *best_avail - margin : 0;
+    int32_t pick = -1;
     uint64_t pick_eff = 0;
     for (uint32_t i = 0; i < f->n_paths; i++) {
-        const bsr_path_slot *s = &f->paths[i];
-        if ((int32_t)i == best || s->state != BSR_PATH_GOOD || !bsr_faildb_path_ok(&b->db, &s->path))
+        if ((int32_t)i == best || !slot_answered(b, f, i))
             continue;
         uint64_t eff = offered(b, f, i);
-        if (eff < floor || sharing_flows(b, f, &s->path, false) >= shared)
+        if (eff < floor || sharing_flows(b, f, &f->paths[i].path, false) >= shared)
             continue;
-        if (pick == best || eff > pick_eff ||
-            (eff == pick_eff && (s->path.len < f->paths[pick].path.len ||
-                                 (s->path.len == f->paths[pick].path.len && (int32_t)i == f->cur_index)))) {
+        if (beats(f, i, eff, pick, pick_eff)) {
             pick = (int32_t)i;
             pick_eff = eff;
         }
     }
-    if (pick != best)
-        *best_avail = pick_eff;
+    if (pick < 0)
+        return best;
+    *best_avail = pick_eff;
     return pick;
 }
 
@@ -485,18 +506,14 @@ static bool select_best(bsr *b, bsr_flow *f, uint64_t now, bool may_defer)
     uint64_t cur_eff = 0;
     bool cur_measured = false;
     for (uint32_t i = 0; i < f->n_paths; i++) {
-        bsr_path_slot *s = &f->paths[i];
-        if (s->state != BSR_PATH_GOOD || !bsr_faildb_path_ok(&b->db, &s->path))
+        if (!slot_answered(b, f, i))
             continue;
         uint64_t eff = offered(b, f, i);
         if ((int32_t)i == f->cur_index) {
             cur_eff = eff;
             cur_measured = true;
         }
-        /* Ties on bandwidth go to the shorter path, then to the current one. */
-        if (best < 0 || eff > best_avail ||
-            (eff == best_avail && (s->path.len < f->paths[best].path.len ||
-                                   (s->path.len == f->paths[best].path.len && (int32_t)i == f->cur_index)))) {
+        if (beats(f, i, eff, best, best_avail)) {
             best = (int32_t)i;
             best_avail = eff;
         }
