@@ -699,15 +699,14 @@ static uint64_t failover_apart_after(const char *spec, const char *src, const ch
  * periodic round, up to reselect_ms + jitter_ms later. */
 START_TEST(flows_herded_by_a_failover_spread_within_settling)
 {
+    /* The round after the failover ends within a probe timeout (its probe
+     * of the broken path, to learn when it is back, is lost); the next
+     * starts BSR_SETTLE_MS (2 s) plus jitter later and ends as late. */
+    bsr_config c;
+    bsr_config_default(&c);
+    uint64_t bound = 2 * c.probe_timeout_ms + 2000 + c.jitter_ms + 2 * TICK_MS;
     for (uint64_t offset = 0; offset < 10000; offset += 1500) {
         uint64_t apart = failover_apart_after("hcn n=4 h=2", "h142", "h112", "h124", NULL, offset);
-        /* The round after the failover ends within a probe timeout (its
-         * probe of the broken path, to learn when it is back, is lost);
-         * the next starts BSR_SETTLE_MS (2 s) plus jitter later and ends as
-         * late. */
-        bsr_config c;
-        bsr_config_default(&c);
-        uint64_t bound = 2 * c.probe_timeout_ms + 2000 + c.jitter_ms + 2 * TICK_MS;
         ck_assert_msg(apart <= bound, "failure %" PRIu64 " ms into the interval: apart after %" PRIu64 " ms", offset,
                       apart);
     }
