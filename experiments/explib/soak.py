@@ -203,6 +203,32 @@ class Oracle:
 
 
 # --------------------------------------------------------------- injector
+def apply_failure(tb, kind, target, down):
+    """One failure of KINDS put in force (down) or lifted on the testbed:
+    target is a (server, switch) pair for a link, else a node's name."""
+    if kind == "link":
+        (tb.link_down if down else tb.link_up)(*target)
+    elif kind == "switch":
+        (tb.switch_down if down else tb.switch_up)(target)
+    elif kind == "server":
+        (tb.server_down if down else tb.server_up)(target)
+    elif kind == "agent_kill":
+        if down:
+            p = tb.agents.pop(target, None)
+            if p is not None:
+                if p.poll() is None:
+                    os.kill(p.pid, signal.SIGKILL)
+                p.wait()
+                tb.state.drop_proc(p.pid)
+            tb.event("agent_kill", target)
+        else:
+            tb.start_agent(target)
+            tb.state.save()
+            tb.event("agent_restart", target)
+    else:
+        raise ValueError("unknown failure kind %r" % kind)
+
+
 class Injector:
     """A seeded random failure schedule: every `mean_gap` s on average
     (exponential gaps) one element fails, for a time drawn uniformly in
@@ -258,41 +284,20 @@ class Injector:
         return None, None
 
     def _apply(self, kind, target, down):
-        tb, now = self.tb, time.time()
-        if kind == "link":
-            (tb.link_down if down else tb.link_up)(*target)
-            self.oracle.set_down(now, link=target, down=down)
-        elif kind == "switch":
-            (tb.switch_down if down else tb.switch_up)(target)
-            self.oracle.set_down(now, node=target, down=down)
-        elif kind == "server":
-            if down:
-                self.killed.add(target)
-                self.oracle.set_down(now, node=target, down=True)
-                tb.server_down(target)
-            else:
-                tb.server_up(target)
+        now = time.time()
+        where = {"link": target} if kind == "link" else {"node": target}
+        if kind in ("server", "agent_kill") and down:
+            self.killed.add(target)
+        if down:
+            self.oracle.set_down(now, down=True, **where)
+        apply_failure(self.tb, kind, target, down)
+        if not down:
+            if kind in ("server", "agent_kill"):  # back when restarted, not when asked
                 self.killed.discard(target)
-                self._pending_ready[target] = time.time()
-                self.oracle.set_down(time.time(), node=target, down=False)
-        elif kind == "agent_kill":
-            if down:
-                self.killed.add(target)
-                self.oracle.set_down(now, node=target, down=True)
-                p = tb.agents.pop(target, None)
-                if p is not None:
-                    if p.poll() is None:
-                        os.kill(p.pid, signal.SIGKILL)
-                    p.wait()
-                    tb.state.drop_proc(p.pid)
-                tb.event("agent_kill", target)
+                t_up = self._pending_ready[target] = time.time()
             else:
-                tb.start_agent(target)
-                tb.state.save()
-                tb.event("agent_restart", target)
-                self.killed.discard(target)
-                self._pending_ready[target] = time.time()
-                self.oracle.set_down(time.time(), node=target, down=False)
+                t_up = now
+            self.oracle.set_down(t_up, down=False, **where)
         self.events.append({"t": now, "action": "down" if down else "up", "kind": kind,
                             "target": "-".join(target) if isinstance(target, tuple) else target})
 

@@ -5,7 +5,7 @@ control and small-frames-first varied per run, to see what keeps the tree's
 uplinks full. Prints one JSON line per run (RESULT ...) and writes
 probe.json under --out. docs/experiments.md ("Small frames first").
 
-  sudo tests/bench/tree_probe.py --size-scale 0.25 --queues 0,0 --ccs cubic --small off,on
+  sudo tools/probes/tree_probe.py --size-scale 0.25 --queues 0,0 --ccs cubic --small off,on
 """
 import importlib.machinery
 import json
