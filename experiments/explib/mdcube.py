@@ -1,6 +1,7 @@
 """What the MDCube experiments share: the paper's testbed and tree, the
 agents' MDCube routing mode, the tree's numbering, and paths read as
 containers and fibres."""
+import collections
 import threading
 import time
 
@@ -160,6 +161,37 @@ def fibre_load(net, t0, t1):
             cap = net.links.capacity.get(ab)
             out["%s-%s" % (l["a"], l["b"])] = r2(((rates.get(ab) or 0) + (rates.get(ba) or 0)) / 2 / cap) if cap else None
     return out
+
+
+def server_link_bound(net, t0, t1, delivered_bytes):
+    """What the servers' own links allow in all-to-all. Every byte delivered
+    leaves its source and each relay on a server -> switch link, so the
+    bytes those links carried over [t0, t1] per byte delivered is the mean
+    number of server hops a byte took (frame headers included: about 1 %
+    more at 9000-byte frames). With every server port busy the whole time,
+    per-server goodput is at most ports x link rate / that number.
+    Returns (server hops per byte, the bound over the link rate, the mean
+    utilisation of those links over the window)."""
+    w = net.tb.wiring
+    rates = net.links.mean_rates(t0, t1)
+    ups = [n for n in rates if w.is_server(n.split(">")[0]) and not w.is_server(n.split(">")[1])]
+    if not ups or not delivered_bytes or t1 <= t0:
+        return None, None, None
+    carried = sum(rates[n] or 0 for n in ups) * 1e6 / 8 * (t1 - t0)
+    hops = carried / delivered_bytes
+    ports = len(ups) / len(w.server_list)
+    util = sum((rates[n] or 0) / net.links.capacity[n] for n in ups) / len(ups)
+    return round(hops, 3), round(ports / hops, 3), round(util, 3)
+
+
+def tree_uplink_bound(net, names):
+    """Per-server goodput over the link rate that a two-level tree allows in
+    an all-to-all of equal connections: a leaf of s of the N servers sends
+    s (N - s) connections over its uplink, so the busiest uplink takes
+    max s (N - s) connections' bytes while each server delivers N - 1."""
+    per_leaf = collections.Counter(tree_uplink(net, x)[0] for x in names)
+    n = len(names)
+    return round((n - 1) / max(s * (n - s) for s in per_leaf.values()), 3)
 
 
 def flow_id(src_ip, sport, dst_ip, dport, proto=6):
