@@ -138,7 +138,7 @@ def all_to_all(ex, net, names, per_conn, label, watch=False):
     failed += sum(1 for x in names if got.get(x, 0) < per_conn * (n - 1))
     per_server = sum(got.values()) / n * 8 / done / 1e6 if done else None
     rec = {"completion_s": r2(done), "per_server_mbps": r2(per_server), "failed": failed,
-           "bytes_delivered": sum(got.values()), "connection_end_s": connection_ends(res, t0)}
+           "bytes_delivered": sum(got.values()), "connection_end_s": traffic.connection_ends(res, t0)}
     if watcher:
         jumps = jumps_of(watcher, seg)
         rec["flows_seen_by_agents"] = len(jumps)
@@ -149,18 +149,6 @@ def all_to_all(ex, net, names, per_conn, label, watch=False):
         ex.write_csv("%s_segments.csv" % label, seg.rows(t0))
         ex.write_csv("%s_paths.csv" % label, watcher.rows(t0))
     return rec, into_servers(net, t0, names), t0
-
-
-def connection_ends(res, t0):
-    """When the connections' last bytes arrived (s after the start):
-    median, 90th and 99th percentile and the last, so that a tail of a few
-    stragglers in the completion time shows."""
-    ends = sorted(r["last_byte_unix_ms"] / 1000.0 - t0 for r in res.values()
-                  if r.get("mode") == "recv" and r.get("last_byte_unix_ms"))
-    if not ends:
-        return None
-    at = lambda q: r2(ends[min(len(ends) - 1, int(q * len(ends)))])  # noqa: E731
-    return {"p50": at(0.5), "p90": at(0.9), "p99": at(0.99), "max": r2(ends[-1])}
 
 
 def fibre_load(net, t0, t1):

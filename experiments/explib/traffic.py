@@ -248,6 +248,22 @@ def run_relays(ex, tb, plan, timeout=600, progress_every=10.0):
     return results, delivered, t0, completion
 
 
+def connection_ends(res, t0):
+    """When the connections' last bytes arrived (s after the start):
+    median, 90th and 99th percentile and the last, so that a tail of a few
+    stragglers in the completion time shows."""
+    ends = sorted(r["last_byte_unix_ms"] / 1000.0 - t0 for r in res.values()
+                  if r.get("mode") == "recv" and r.get("last_byte_unix_ms"))
+    if not ends:
+        return None
+    at = lambda q: _r2(ends[min(len(ends) - 1, int(q * len(ends)))])  # noqa: E731
+    return {"p50": at(0.5), "p90": at(0.9), "p99": at(0.99), "max": _r2(ends[-1])}
+
+
+def _r2(x):
+    return round(x, 2)
+
+
 def topo_json(ex, *args):
     """`dcn-topo ARGS...` as parsed JSON: the library is the one source of
     the paths, trees and graphs the experiments lay traffic on."""
