@@ -23,11 +23,13 @@ import subprocess
 import threading
 import time
 
+from . import agentctl
 from .experiment import ExperimentError
 
 PEER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "soakpeer.py")
 PYTHON = "/usr/bin/python3"
 PEER_PORT = 7700
+SNAPSHOT_AT_S = (3.0, 10.0, 20.0)  # a stall's ages at which both directions' paths are recorded
 KINDS = ("link", "switch", "server", "agent_kill")
 
 
@@ -391,6 +393,7 @@ class Phase:
         self.goodput = []           # (unix, cumulative bytes received, all peers)
         self.self_check = self_check
         self._sc_done = False
+        self.snapshots = []         # the paths of stalled connections (stall_paths())
         self.t0 = self.t1 = None
 
     # ------------------------------------------------------------ traffic
@@ -482,6 +485,35 @@ class Phase:
             c = self.conns[cid]
             if now - c["t_last"] > self.a.stall_limit:
                 self._lose(c, now, "no data for %.0f s" % self.a.stall_limit)
+            else:
+                self._snapshot(c, now)
+
+    def _snapshot(self, c, now):
+        """While a connection stalls with a path between its servers, the
+        paths of its data (at the source) and of its ACKs (at the
+        destination), at the stall's ages SNAPSHOT_AT_S: a long stall can
+        then be explained afterwards (docs/soak.md)."""
+        age = now - c["t_last"]
+        if c.get("snap_stall") != c["t_last"]:
+            c["snap_stall"], c["snaps"] = c["t_last"], 0
+        if c["snaps"] >= len(SNAPSHOT_AT_S) or age < SNAPSHOT_AT_S[c["snaps"]]:
+            return
+        c["snaps"] += 1
+        if not self.oracle.connected_now(c["src"], c["dst"]):
+            return
+        ip = self.w.ip_of
+
+        def paths(agent, to, port_key):
+            fl = agentctl.flows(self.tb, agent) if agent in self.tb.agents else None
+            if fl is None:
+                return None
+            return [{"path": f.get("path"), "rate_mbps": f.get("rate_mbps")} for f in fl
+                    if f.get("proto") == 6 and f.get("dst") == ip(to) and f.get(port_key) == PEER_PORT]
+        self.snapshots.append({"conn": c["id"], "src": c["src"], "dst": c["dst"],
+                               "t_s": round(now - self.t0, 3), "stall_from_s": round(c["t_last"] - self.t0, 3),
+                               "data_paths_at_src": paths(c["src"], c["dst"], "dport"),
+                               "ack_paths_at_dst": paths(c["dst"], c["src"], "sport"),
+                               "failures_in_force": self.injector.describe_active()})
 
     # ------------------------------------------------------------- agents
     def _check_agents(self, now):
