@@ -75,9 +75,26 @@ def test_soak_short(tmp_path):
         assert len(s["memory"]) >= 20, mv     # agents judged: those the schedule did not restart
     for name in ("memory.png", "goodput.png", "report.md", "connections.csv", "failures.csv", "goodput.csv"):
         assert (out / name).exists(), name
+    check_stall_paths(out)
     for v in VERDICTS:
         assert s["verdicts"][v]["pass"] is not False, "verdict %s failed: %s\n%s" % (v, s["verdicts"][v], log[-3000:])
     assert s["valid"] and r.returncode == 0
+
+
+def check_stall_paths(out):
+    """stall_paths.json: per snapshot the connection, and the paths of its
+    data at the source and of its ACKs at the destination (None: agent down)."""
+    with open(out / "stall_paths.json") as f:
+        snaps = json.load(f)
+    assert isinstance(snaps, list)
+    for sn in snaps:
+        assert {"phase", "conn", "src", "dst", "t_s", "stall_from_s", "data_paths_at_src", "ack_paths_at_dst",
+                "failures_in_force"} <= set(sn), sn
+        assert sn["t_s"] - sn["stall_from_s"] >= 3.0, sn
+        for k, end in (("data_paths_at_src", "dst"), ("ack_paths_at_dst", "src")):
+            for p in sn[k] or []:
+                assert not p["path"] or p["path"][-1] == sn[end], sn
+    return snaps
 
 
 @pytest.mark.skipif(not os.environ.get("DCN_SOAK_SELF_CHECK"), reason="DCN_SOAK_SELF_CHECK=1 runs the self-checks")
@@ -86,6 +103,9 @@ def test_soak_verdict_can_fail(tmp_path, hook, verdict):
     r, s = run_soak(tmp_path / hook, "--self-check", hook, "--topo", "bcube n=4 k=1", duration="30")
     assert r.returncode == 3 and not s["valid"], r.stdout[-2000:]
     assert not s["verdicts"][verdict]["pass"], s["verdicts"]
+    if hook == "blackhole":   # its connections stalled with a path: their data paths were recorded
+        snaps = check_stall_paths(tmp_path / hook)
+        assert any(sn["data_paths_at_src"] for sn in snaps), snaps
 
 
 @pytest.mark.parametrize("args,msg", [(["--duration", "abc"], "--duration: bad duration"),
