@@ -1,7 +1,6 @@
 """What the MDCube experiments share: the paper's testbed and tree, the
 agents' MDCube routing mode, the tree's numbering, and paths read as
 containers and fibres."""
-import collections
 import threading
 import time
 
@@ -182,16 +181,6 @@ def server_link_bound(net, t0, t1, delivered_bytes):
     ports = len(ups) / len(w.server_list)
     util = sum((rates[n] or 0) / net.links.capacity[n] for n in ups) / len(ups)
     return round(hops, 3), round(ports / hops, 3), round(util, 3)
-
-
-def tree_uplink_bound(net, names):
-    """Per-server goodput over the link rate that a two-level tree allows in
-    an all-to-all of equal connections: a leaf of s of the N servers sends
-    s (N - s) connections over its uplink, so the busiest uplink takes
-    max s (N - s) connections' bytes while each server delivers N - 1."""
-    per_leaf = collections.Counter(tree_uplink(net, x)[0] for x in names)
-    n = len(names)
-    return round((n - 1) / max(s * (n - s) for s in per_leaf.values()), 3)
 
 
 def flow_id(src_ip, sport, dst_ip, dport, proto=6):
