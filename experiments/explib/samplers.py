@@ -1,6 +1,8 @@
 """Background samplers: the box's CPU (from /proc/stat) and the byte counters
 of every link, read on the link's root-namespace end (a switch port), so one
 thread observes the whole emulated network without entering a namespace."""
+import json
+import subprocess
 import threading
 import time
 
@@ -151,4 +153,73 @@ class LinkSampler(_Sampler):
         rows = [["unix_time"] + self.names]
         for t, vals in self.samples:
             rows.append(["%.3f" % t] + ["" if v is None else "%.3f" % v for v in vals])
+        return rows
+
+
+class QueueSampler(_Sampler):
+    """The root qdisc of some root-namespace interfaces (switch ports), from
+    one `tc -s -j qdisc show` per period: bytes sent and bytes queued. A
+    link direction whose queue holds at least one period of data at the
+    start of a period must send at its full rate through that period,
+    whatever arrives: the work-conserving invariant that Handigol et al.
+    (CoNEXT 2012) check to tell an emulator's shortfall from the traffic's
+    own (Net.expect_saturated)."""
+
+    def __init__(self, devs, period=0.5):
+        """devs: {link direction "A>B": the interface whose egress shapes it}."""
+        super().__init__(period)
+        self.devs = dict(devs)
+        self._wanted = set(self.devs.values())
+
+    def read(self):
+        t = time.time()
+        try:
+            r = subprocess.run(["tc", "-s", "-j", "qdisc", "show"], stdout=subprocess.PIPE,
+                               stderr=subprocess.DEVNULL, timeout=2, check=False)
+            qs = json.loads(r.stdout.decode(errors="replace") or "[]")
+        except (OSError, ValueError, subprocess.TimeoutExpired):
+            qs = []
+        out = {}
+        for q in qs:
+            if q.get("root") and q.get("dev") in self._wanted:
+                out[q["dev"]] = (q.get("bytes"), q.get("backlog"))
+        return t, out
+
+    @staticmethod
+    def diff(prev, cur):
+        """(seconds, {dev: (bytes sent in the period, bytes queued at its start)})."""
+        dt = cur[0] - prev[0]
+        out = {}
+        for dev, (b1, _) in cur[1].items():
+            b0, q0 = prev[1].get(dev, (None, None))
+            if None not in (b0, b1, q0) and b1 >= b0:
+                out[dev] = (b1 - b0, q0)
+        return dt, out
+
+    def busy(self, direction, mbps, t0, t1):
+        """Over the periods in [t0, t1] that began with at least a period's
+        worth of data queued: (their seconds, the rate they carried over
+        mbps), or (0, None)."""
+        dev = self.devs.get(direction)
+        secs = sent = 0.0
+        for t, (dt, vals) in self.window(t0, t1):
+            v = vals.get(dev)
+            if v is None or dt <= 0 or t - dt < t0:
+                continue
+            if v[1] * 8 >= mbps * 1e6 * dt:
+                secs += dt
+                sent += v[0]
+        return round(secs, 2), (round(sent * 8 / (secs * mbps * 1e6), 4) if secs else None)
+
+    def timeline_rows(self):
+        """CSV rows: end of each period, then per direction the Mb/s sent
+        in it and the bytes queued at its start."""
+        dirs = sorted(self.devs)
+        rows = [["unix_time"] + ["%s %s" % (d, k) for d in dirs for k in ("mbps", "queued_bytes")]]
+        for t, (dt, vals) in self.samples:
+            row = ["%.3f" % t]
+            for d in dirs:
+                v = vals.get(self.devs[d])
+                row += ["", ""] if v is None or dt <= 0 else ["%.3f" % (v[0] * 8 / dt / 1e6), str(v[1])]
+            rows.append(row)
         return rows

@@ -56,6 +56,7 @@ def run(ex):
             r = {"queue": q, "cc": cc, "small_first": small, "completion_s": round(dur, 1),
                  "per_server_mbps": round(per_server, 3), "failed": failed,
                  "uplink_utilisation": {c["link"]: c["utilisation"] for c in net.saturation},
+                 "uplink_checks": [c for c in net.saturation if c["run"] == "tree%d" % i],
                  "uplink_samples_under_half": [low, tot], "cpu_busy_max": net.cpu.stats(t0, t0 + dur)["max"]}
             print("RESULT", json.dumps(r), flush=True)
             out.append(r)
