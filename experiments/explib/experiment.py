@@ -108,7 +108,7 @@ class Net:
             u = util.get(d)
             c = {"run": self.label, "link": d, "utilisation": None if u is None else round(u, 4),
                  "ok": u is not None and abs(u - 1.0) <= SATURATION_TOLERANCE}
-            if self.queues is not None and d in self.queues.devs:
+            if self.queues is not None and d in self.queues.devs and self.links.capacity.get(d):
                 c["busy_s"], c["utilisation_when_busy"] = self.queues.busy(d, self.links.capacity[d], t0, t1)
                 c["window_s"] = round(t1 - t0, 2)
                 if not c["ok"] and c["busy_s"] >= BUSY_CHECK_MIN_S and \

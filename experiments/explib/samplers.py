@@ -1,6 +1,7 @@
-"""Background samplers: the box's CPU (from /proc/stat) and the byte counters
+"""Background samplers: the box's CPU (from /proc/stat), the byte counters
 of every link, read on the link's root-namespace end (a switch port), so one
-thread observes the whole emulated network without entering a namespace."""
+thread observes the whole emulated network without entering a namespace,
+and the queues of some switch ports (tc)."""
 import json
 import subprocess
 import threading
