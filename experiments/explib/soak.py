@@ -393,7 +393,7 @@ class Phase:
         self.goodput = []           # (unix, cumulative bytes received, all peers)
         self.self_check = self_check
         self._sc_done = False
-        self.snapshots = []         # the paths of stalled connections (stall_paths())
+        self.snapshots = []         # the paths of stalled connections (_snapshot; stall_paths.json)
         self.t0 = self.t1 = None
 
     # ------------------------------------------------------------ traffic
