@@ -256,6 +256,11 @@ def analytic_abt(st):
     return ends / mean, ends, mean
 
 
+def tree_params(spec):
+    """{"leaves": .., "per_leaf": ..} of a tree spec ("tree leaves=4 per_leaf=4")."""
+    return {k: int(v) for k, v in (x.split("=") for x in spec.split()[1:])}
+
+
 def tree_abt(spec_params, n):
     """The two-level tree's all-to-all at server-rate uplinks: a leaf of p
     servers sends p(N-p) flows over one uplink, so each server gets

@@ -256,12 +256,8 @@ def connection_ends(res, t0):
                   if r.get("mode") == "recv" and r.get("last_byte_unix_ms"))
     if not ends:
         return None
-    at = lambda q: _r2(ends[min(len(ends) - 1, int(q * len(ends)))])  # noqa: E731
-    return {"p50": at(0.5), "p90": at(0.9), "p99": at(0.99), "max": _r2(ends[-1])}
-
-
-def _r2(x):
-    return round(x, 2)
+    at = lambda q: round(ends[min(len(ends) - 1, int(q * len(ends)))], 2)  # noqa: E731
+    return {"p50": at(0.5), "p90": at(0.9), "p99": at(0.99), "max": round(ends[-1], 2)}
 
 
 def topo_json(ex, *args):
