@@ -57,6 +57,11 @@ class BringUp:
             raise TestbedError("missing on PATH: %s (%s; sudo make deps)" % (
                 " ".join(missing), "use --switch lxbr for Linux bridges" if set(missing) <= set(self.OVS_TOOLS)
                 else "packages iproute2, mininet, openvswitch-switch"))
+        if self.ovs_port_type == "afxdp-nonpmd":
+            ports = sum(1 for l in w.links for end in (l["a"], l["b"]) if not w.is_server(end))
+            why = ovs.afxdp_memory_problem(ports, ovs.mem_available_kib())
+            if why:
+                raise TestbedError("--switch ovs-afxdp: %s; use --switch ovs or lxbr" % why)
         self.wiring, self.agent_mode = w, agent_mode
         if self.capture_wanted and not self._capture_checked:
             # bad port names or folder: an error before anything is made

@@ -265,7 +265,7 @@ def delete_switch_side(data):
         netops.run_batch("ip", ["link del dev %s" % b for b in left], check=False)
         n_bridges = len(left) + len(gone & set(bridges))
     else:
-        n_bridges = ovs.del_bridges(bridges) if bridges and ovs.daemons_running() else 0
+        n_bridges = ovs.del_bridges(bridges)
         gone = set(netops.delete_group(data.get("dev_group"), ours))
         # a netdev bridge's internal port is a tap device vswitchd removes;
         # taps outlive a killed ovs-vswitchd: remove the ones named after our bridges

@@ -74,6 +74,7 @@ CASES = [
     ("tb-link", tb("--server-link", "bw=abc") + SMALL, None),
     ("tb-switch", tb("--switch", "foo"), None),
     ("tb-afxdp-system", tb("--switch", "ovs-afxdp", "--datapath", "system", "--topo", "bcube n=2 k=1"), None),
+    ("tb-afxdp-memory", tb("--switch", "ovs-afxdp", "--topo", "bcube n=4 k=3", "--no-smoke", "--no-cli"), None),
     ("tb-hello", tb("--hello-ms", "2") + SMALL, None),
     ("tb-build-dir", [PY, ENTRY, "--build-dir", "/nonexistent"] + SMALL, None),
     # experiment options

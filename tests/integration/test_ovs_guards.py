@@ -1,0 +1,107 @@
+"""Two guards around OVS. A run's bridges leave OVS's database even when
+ovs-vswitchd is gone (ovs.del_bridges), and AF_XDP ports are refused
+beyond the memory they would need (ovs.afxdp_memory_problem). Seen: ovs-vswitchd OOM-killed while adding AF_XDP ports,
+and the teardown then left 103 bridges in the database, which the next
+ovs-vswitchd would have built again. No root needed: a stand-in ovs-vsctl on
+PATH and pid files in a folder of the test's; the machine's OVS daemons are
+never touched."""
+import os
+import subprocess
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+from orchestrator import ovs  # noqa: E402
+
+# records its arguments; list-br prints the database's bridges, or fails
+FAKE_VSCTL = """#!/bin/sh
+echo "$*" >> "%(calls)s"
+case " $* " in
+  *" list-br"*) [ -e "%(db_unreadable)s" ] && exit 1; cat "%(bridges)s";;
+esac
+exit 0
+"""
+
+
+def dead_pid():
+    p = subprocess.Popen(["true"])
+    p.wait()
+    return p.pid
+
+
+@pytest.fixture
+def fake_ovs(tmp_path, monkeypatch):
+    bindir, rundir = tmp_path / "bin", tmp_path / "run"
+    bindir.mkdir()
+    rundir.mkdir()
+    files = {k: str(tmp_path / k) for k in ("calls", "bridges", "db_unreadable")}
+    with open(files["bridges"], "w") as f:
+        f.write("dcn0\ndcn1\nsomeone-elses\n")
+    vsctl = bindir / "ovs-vsctl"
+    vsctl.write_text(FAKE_VSCTL % files)
+    vsctl.chmod(0o755)
+    monkeypatch.setenv("PATH", "%s:%s" % (bindir, os.environ.get("PATH", "")))
+    monkeypatch.setattr(ovs, "RUN_DIR", str(rundir))
+
+    def set_daemons(db, vswitchd):
+        for name, alive in (("ovsdb-server", db), ("ovs-vswitchd", vswitchd)):
+            (rundir / ("%s.pid" % name)).write_text(str(os.getpid() if alive else dead_pid()))
+
+    def deletes():
+        try:
+            with open(files["calls"]) as f:
+                return [line.split() for line in f if "del-br" in line]
+        except FileNotFoundError:
+            return []
+
+    return {"set_daemons": set_daemons, "deletes": deletes, "files": files}
+
+
+def deleted_names(call):
+    return [call[i + 1] for i, a in enumerate(call) if a == "del-br"]
+
+
+def test_with_vswitchd_dead_the_bridges_leave_the_database(fake_ovs):
+    fake_ovs["set_daemons"](db=True, vswitchd=False)
+    assert ovs.del_bridges(["dcn0", "dcn1", "dcn2"]) == 2
+    calls = fake_ovs["deletes"]()
+    assert len(calls) == 1, calls
+    assert "--no-wait" in calls[0], "with ovs-vswitchd dead, waiting for it would hang: %s" % calls[0]
+    assert deleted_names(calls[0]) == ["dcn0", "dcn1"]
+
+
+def test_with_vswitchd_running_the_delete_waits_for_it(fake_ovs):
+    fake_ovs["set_daemons"](db=True, vswitchd=True)
+    assert ovs.del_bridges(["dcn1"]) == 1
+    calls = fake_ovs["deletes"]()
+    assert len(calls) == 1 and "--no-wait" not in calls[0]
+    assert deleted_names(calls[0]) == ["dcn1"]
+
+
+def test_a_database_that_cannot_be_listed_gets_every_name_if_it_exists(fake_ovs):
+    fake_ovs["set_daemons"](db=True, vswitchd=False)
+    open(fake_ovs["files"]["db_unreadable"], "w").close()
+    assert ovs.del_bridges(["dcn0", "dcn7"]) == 2
+    calls = fake_ovs["deletes"]()
+    assert deleted_names(calls[0]) == ["dcn0", "dcn7"] and "--if-exists" in calls[0]
+
+
+def test_without_a_database_nothing_is_run(fake_ovs):
+    fake_ovs["set_daemons"](db=False, vswitchd=False)
+    assert ovs.del_bridges(["dcn0"]) == 0
+    assert fake_ovs["deletes"]() == []
+
+
+def test_other_bridges_are_never_named(fake_ovs):
+    fake_ovs["set_daemons"](db=True, vswitchd=True)
+    ovs.del_bridges(["dcn0", "dcn1"])
+    assert all("someone-elses" not in c for c in fake_ovs["deletes"]())
+
+
+def test_afxdp_ports_beyond_the_memory_are_refused():
+    gib = 1024 * 1024
+    assert ovs.afxdp_memory_problem(32, 24 * gib) is None  # BCube_1 n=4: 2.5 GiB
+    why = ovs.afxdp_memory_problem(1024, 24 * gib)  # BCube_3 n=4: 80 GiB
+    assert why and "1024 AF_XDP ports" in why and "80.0 GiB" in why
+    assert ovs.afxdp_memory_problem(32, 3 * gib) is not None
