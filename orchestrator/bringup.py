@@ -174,6 +174,11 @@ class BringUp:
         if self.stp:
             sw = sw.replace("no STP", "STP ON because switch-switch links form loops (slow to converge)")
         self.log("*** switches: %s" % sw)
+        ports = len(self._root_ifnames())
+        if self.is_ovs and self.datapath == "netdev" and ports > ovs.NETDEV_PORTS_SEEN_OK:
+            self.log("*** warning: %d switch ports on OVS's userspace datapath, which forwards in one thread; "
+                     "above %d it has lost pings here (docs/testbed.md); --switch lxbr carries this size"
+                     % (ports, ovs.NETDEV_PORTS_SEEN_OK))
         self.log("*** link classes (scaled down; change with --server-link / --highspeed-link):")
         for line in linkclass.plan_lines(w.family, kinds, self.server_link, self.highspeed_link, self.mtu):
             self.log("***   " + line)

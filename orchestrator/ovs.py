@@ -77,6 +77,12 @@ AFXDP_MIB_PER_PORT = 80
 AFXDP_MEM_SHARE = 0.6
 
 
+# The most switch ports an OVS userspace-datapath run has been seen to carry
+# the smoke check with here (BCube_2 n=4); at 1024 it lost most pings, as one
+# thread forwards for every port (docs/testbed.md, "Why OVS fails at 256 servers").
+NETDEV_PORTS_SEEN_OK = 192
+
+
 def mem_available_kib():
     with open("/proc/meminfo") as f:
         for line in f:

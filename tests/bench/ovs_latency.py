@@ -25,7 +25,7 @@ import time
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, REPO)
 
-from orchestrator import ovs, testing  # noqa: E402
+from orchestrator import ovs  # noqa: E402
 from orchestrator.testbed import Testbed, TestbedError  # noqa: E402
 
 SIZES = {16: "bcube n=4 k=1", 64: "bcube n=4 k=2", 256: "bcube n=4 k=3"}

@@ -1,6 +1,7 @@
-"""Two guards around OVS. A run's bridges leave OVS's database even when
-ovs-vswitchd is gone (ovs.del_bridges), and AF_XDP ports are refused
-beyond the memory they would need (ovs.afxdp_memory_problem). Seen: ovs-vswitchd OOM-killed while adding AF_XDP ports,
+"""Guards around OVS. A run's bridges leave OVS's database even when
+ovs-vswitchd is gone (ovs.del_bridges); AF_XDP ports are refused beyond the
+memory they would need (ovs.afxdp_memory_problem); the plan warns when the
+userspace datapath gets more switch ports than it was seen to carry. Seen: ovs-vswitchd OOM-killed while adding AF_XDP ports,
 and the teardown then left 103 bridges in the database, which the next
 ovs-vswitchd would have built again. No root needed: a stand-in ovs-vsctl on
 PATH and pid files in a folder of the test's; the machine's OVS daemons are
@@ -12,7 +13,8 @@ import sys
 import pytest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
-from orchestrator import ovs  # noqa: E402
+from orchestrator import ovs, testing  # noqa: E402
+from orchestrator.testbed import Testbed  # noqa: E402
 
 # records its arguments; list-br prints the database's bridges, or fails
 FAKE_VSCTL = """#!/bin/sh
@@ -105,3 +107,18 @@ def test_afxdp_ports_beyond_the_memory_are_refused():
     why = ovs.afxdp_memory_problem(1024, 24 * gib)  # BCube_3 n=4: 80 GiB
     assert why and "1024 AF_XDP ports" in why and "80.0 GiB" in why
     assert ovs.afxdp_memory_problem(32, 3 * gib) is not None
+
+
+@pytest.mark.parametrize("spec,ports,warned", [("bcube n=4 k=2", 192, False), ("bcube n=4 k=3", 1024, True)])
+def test_the_plan_warns_beyond_the_ports_ovs_netdev_was_seen_to_carry(spec, ports, warned):
+    build = testing.build_dir()
+    if not testing.agent_built(build) or "bcube" not in testing.families(build):
+        pytest.skip("needs a built agent and the bcube family")
+    lines = []
+    tb = Testbed(build, spec, switch="ovs", datapath="netdev", log=lines.append)
+    tb.preflight()  # builds nothing
+    tb._print_plan()
+    warnings = [l for l in lines if "warning" in l]
+    assert bool(warnings) == warned, lines
+    if warned:
+        assert "%d switch ports" % ports in warnings[0] and "--switch lxbr" in warnings[0]
