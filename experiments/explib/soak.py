@@ -462,6 +462,7 @@ class Phase:
             return
         if kind == "tx_conn":
             c["t_conn"] = ev["t"]
+            c["sport"] = ev.get("sport")
         elif kind == "tx_done":
             c["sent"] = ev["sent"]
         elif kind == "rx_done":
@@ -502,17 +503,19 @@ class Phase:
         if not self.oracle.connected_now(c["src"], c["dst"]):
             return
         ip = self.w.ip_of
+        sport = c.get("sport")  # None: the peer did not say (then every connection of the pair)
 
-        def paths(agent, to, port_key):
+        def paths(agent, to, peer_key, own_key):
             fl = agentctl.flows(self.tb, agent) if agent in self.tb.agents else None
             if fl is None:
                 return None
             return [{"path": f.get("path"), "rate_mbps": f.get("rate_mbps")} for f in fl
-                    if f.get("proto") == 6 and f.get("dst") == ip(to) and f.get(port_key) == PEER_PORT]
-        self.snapshots.append({"conn": c["id"], "src": c["src"], "dst": c["dst"],
+                    if f.get("proto") == 6 and f.get("dst") == ip(to) and f.get(peer_key) == PEER_PORT
+                    and (sport is None or f.get(own_key) == sport)]
+        self.snapshots.append({"conn": c["id"], "src": c["src"], "dst": c["dst"], "sport": sport,
                                "t_s": round(now - self.t0, 3), "stall_from_s": round(c["t_last"] - self.t0, 3),
-                               "data_paths_at_src": paths(c["src"], c["dst"], "dport"),
-                               "ack_paths_at_dst": paths(c["dst"], c["src"], "sport"),
+                               "data_paths_at_src": paths(c["src"], c["dst"], "dport", "sport"),
+                               "ack_paths_at_dst": paths(c["dst"], c["src"], "sport", "dport"),
                                "failures_in_force": self.injector.describe_active()})
 
     # ------------------------------------------------------------- agents

@@ -10,7 +10,7 @@ Controller -> peer (stdin, one command a line):
   quit                    exit
 
 Peer -> controller (stdout, one JSON object a line), every time in Unix seconds:
-  {"ev": "tx_conn", "id", "t"}                   connected
+  {"ev": "tx_conn", "id", "t", "sport"}          connected, from source port sport
   {"ev": "tx_done", "id", "sent", "t"}           the receiver acknowledged every byte
   {"ev": "tx_err", "id", "sent", "t", "err"}     connect or send failed / reset
   {"ev": "rx_done", "id", "bytes", "t_start", "t_first", "t_last", "gaps"}
@@ -55,6 +55,7 @@ class Tx:
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self.sock.setblocking(False)
         self.sock.bind((bind_ip, 0))
+        self.sport = self.sock.getsockname()[1]
         self.head = memoryview(HDR.pack(MAGIC, cid, nbytes, self.t_start))
         rc = self.sock.connect_ex((ip, port))
         if rc not in (0, errno.EINPROGRESS):
@@ -217,7 +218,7 @@ def main():
                     tx_fail(t, "connect: " + os.strerror(err))
                     continue
                 t.connected = True
-                emit({"ev": "tx_conn", "id": t.id, "t": now})
+                emit({"ev": "tx_conn", "id": t.id, "t": now, "sport": t.sport})
             try:
                 while t.head:
                     k = t.sock.send(t.head)

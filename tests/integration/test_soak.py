@@ -82,16 +82,20 @@ def test_soak_short(tmp_path):
 
 
 def check_stall_paths(out):
-    """stall_paths.json: per snapshot the connection, and the paths of its
-    data at the source and of its ACKs at the destination (None: agent down)."""
+    """stall_paths.json: per snapshot the connection (with its source port),
+    and the paths of its data at the source and of its ACKs at the
+    destination (None: agent down). A connection is one flow at each agent,
+    so with the source port known each side has at most one entry."""
     with open(out / "stall_paths.json") as f:
         snaps = json.load(f)
     assert isinstance(snaps, list)
     for sn in snaps:
-        assert {"phase", "conn", "src", "dst", "t_s", "stall_from_s", "data_paths_at_src", "ack_paths_at_dst",
-                "failures_in_force"} <= set(sn), sn
+        assert {"phase", "conn", "src", "dst", "sport", "t_s", "stall_from_s", "data_paths_at_src",
+                "ack_paths_at_dst", "failures_in_force"} <= set(sn), sn
         assert sn["t_s"] - sn["stall_from_s"] >= 3.0, sn
         for k, end in (("data_paths_at_src", "dst"), ("ack_paths_at_dst", "src")):
+            if sn["sport"] is not None:
+                assert len(sn[k] or []) <= 1, sn
             for p in sn[k] or []:
                 assert not p["path"] or p["path"][-1] == sn[end], sn
     return snaps
@@ -105,7 +109,7 @@ def test_soak_verdict_can_fail(tmp_path, hook, verdict):
     assert not s["verdicts"][verdict]["pass"], s["verdicts"]
     if hook == "blackhole":   # its connections stalled with a path: their data paths were recorded
         snaps = check_stall_paths(tmp_path / hook)
-        assert any(sn["data_paths_at_src"] for sn in snaps), snaps
+        assert any(sn["data_paths_at_src"] and sn["sport"] for sn in snaps), snaps
 
 
 @pytest.mark.parametrize("args,msg", [(["--duration", "abc"], "--duration: bad duration"),
