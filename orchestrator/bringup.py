@@ -58,8 +58,7 @@ class BringUp:
                 " ".join(missing), "use --switch lxbr for Linux bridges" if set(missing) <= set(self.OVS_TOOLS)
                 else "packages iproute2, mininet, openvswitch-switch"))
         if self.ovs_port_type == "afxdp-nonpmd":
-            ports = sum(1 for l in w.links for end in (l["a"], l["b"]) if not w.is_server(end))
-            why = ovs.afxdp_memory_problem(ports, ovs.mem_available_kib())
+            why = ovs.afxdp_memory_problem(len(self._root_ifnames(w)), ovs.mem_available_kib())
             if why:
                 raise TestbedError("--switch ovs-afxdp: %s; use --switch ovs or lxbr" % why)
         self.wiring, self.agent_mode = w, agent_mode
@@ -187,8 +186,9 @@ class BringUp:
         else:
             self.log("*** servers: plain IP on their ports, no agent")
 
-    def _root_ifnames(self):
-        w = self.wiring
+    def _root_ifnames(self, w=None):
+        """The switch side of every link (root namespace), in link order."""
+        w = w or self.wiring
         out = []
         for l in w.links:
             for end, ifn in ((l["a"], l["a_if"]), (l["b"], l["b_if"])):
