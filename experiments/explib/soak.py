@@ -512,10 +512,19 @@ class Phase:
             return [{"path": f.get("path"), "rate_mbps": f.get("rate_mbps")} for f in fl
                     if f.get("proto") == 6 and f.get("dst") == ip(to) and f.get(peer_key) == PEER_PORT
                     and (sport is None or f.get(own_key) == sport)]
+
+        def pathset(agent, to):
+            """What a new flow from agent to `to` would be given now (`dcn-ctl
+            paths`: the family's path set under the agent's failed-link
+            database); [] says the agent believes there is no path."""
+            r = agentctl.ctl(self.tb, agent, "paths " + to) if agent in self.tb.agents else None
+            return [p.get("path") for p in r.get("paths", [])] if r else None
         self.snapshots.append({"conn": c["id"], "src": c["src"], "dst": c["dst"], "sport": sport,
                                "t_s": round(now - self.t0, 3), "stall_from_s": round(c["t_last"] - self.t0, 3),
                                "data_paths_at_src": paths(c["src"], c["dst"], "dport", "sport"),
                                "ack_paths_at_dst": paths(c["dst"], c["src"], "sport", "dport"),
+                               "pathset_at_src": pathset(c["src"], c["dst"]),
+                               "pathset_at_dst": pathset(c["dst"], c["src"]),
                                "failures_in_force": self.injector.describe_active()})
 
     # ------------------------------------------------------------- agents

@@ -91,7 +91,10 @@ def check_stall_paths(out):
     assert isinstance(snaps, list)
     for sn in snaps:
         assert {"phase", "conn", "src", "dst", "sport", "t_s", "stall_from_s", "data_paths_at_src",
-                "ack_paths_at_dst", "failures_in_force"} <= set(sn), sn
+                "ack_paths_at_dst", "pathset_at_src", "pathset_at_dst", "failures_in_force"} <= set(sn), sn
+        for k, a, b in (("pathset_at_src", "src", "dst"), ("pathset_at_dst", "dst", "src")):
+            for p in sn[k] or []:
+                assert p[0] == sn[a] and p[-1] == sn[b], sn
         assert sn["t_s"] - sn["stall_from_s"] >= 3.0, sn
         for k, end in (("data_paths_at_src", "dst"), ("ack_paths_at_dst", "src")):
             if sn["sport"] is not None:
@@ -110,6 +113,7 @@ def test_soak_verdict_can_fail(tmp_path, hook, verdict):
     if hook == "blackhole":   # its connections stalled with a path: their data paths were recorded
         snaps = check_stall_paths(tmp_path / hook)
         assert any(sn["data_paths_at_src"] and sn["sport"] for sn in snaps), snaps
+        assert any(sn["pathset_at_src"] for sn in snaps), snaps  # the blackhole fails no link
 
 
 @pytest.mark.parametrize("args,msg", [(["--duration", "abc"], "--duration: bad duration"),
