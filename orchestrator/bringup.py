@@ -139,7 +139,7 @@ class BringUp:
         w = self.wiring
         bridges = [w.bridge[s["name"]] for s in w.switch_list]
         present = {n for _, n in socket.if_nameindex()}
-        if self.is_ovs and ovs.daemons_running():
+        if self.is_ovs:
             present |= set(ovs.list_bridges())
         taken = [n for n in bridges + self._root_ifnames() if n in present]
         if taken:

@@ -14,14 +14,28 @@ DB_FILE = "/etc/openvswitch/conf.db"
 SCHEMA = "/usr/share/openvswitch/vswitch.ovsschema"
 
 
-def _pid_alive(pidfile):
+def _pid(pidfile):
+    """The pid in an OVS pid file, or None."""
     try:
         with open(pidfile) as f:
-            pid = int(f.read().strip())
-        os.kill(pid, 0)
-        return True
+            return int(f.read().strip())
     except (OSError, ValueError):
-        return False
+        return None
+
+
+def _pid_alive(pidfile):
+    pid = _pid(pidfile)
+    try:
+        if pid is not None:
+            os.kill(pid, 0)
+            return True
+    except OSError:
+        pass
+    return False
+
+
+def vswitchd_pid():
+    return _pid(os.path.join(RUN_DIR, "ovs-vswitchd.pid"))
 
 
 def db_running():
@@ -30,10 +44,6 @@ def db_running():
 
 def vswitchd_running():
     return _pid_alive(os.path.join(RUN_DIR, "ovs-vswitchd.pid"))
-
-
-def daemons_running():
-    return db_running() and vswitchd_running()
 
 
 def ensure_running(log=print):
@@ -126,13 +136,17 @@ def vsctl_batch(args_list, chunk=256, timeout=600, wait=True):
 
 
 def bridges_in_db():
-    """The bridges in OVS's database, or None when it cannot be read."""
+    """The bridges in OVS's database, or None when it cannot be read (no
+    ovsdb-server running, or ovs-vsctl failed)."""
+    if not db_running():
+        return None
     r = subprocess.run(["ovs-vsctl", "--no-wait", "--timeout=10", "list-br"], stdout=subprocess.PIPE,
                        stderr=subprocess.DEVNULL, text=True)
     return r.stdout.split() if r.returncode == 0 else None
 
 
 def list_bridges():
+    """The bridges in OVS's database; [] when there is none to read."""
     return bridges_in_db() or []
 
 

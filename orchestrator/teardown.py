@@ -110,7 +110,7 @@ class Teardown:
         if not w:
             return out
         names = [w.bridge[s["name"]] for s in w.switch_list]
-        existing = set(ovs.list_bridges()) if ovs.db_running() else set()
+        existing = set(ovs.list_bridges())
         out["bridges"] = [b for b in names if b in existing or netops.link_exists(b)]
         out["links"] = [n for n in self._root_ifnames() if netops.link_exists(n)]
         out["hosts"] = [h.name for h in self.hosts.values() if state.proc_start_time(h.pid)]

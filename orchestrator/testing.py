@@ -9,6 +9,16 @@ from .topology import BRIDGE_PREFIX, tool_path
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
+def repo_head():
+    """(short commit of the checkout, whether tracked files outside
+    results/ differ from it), for a benchmark's summary."""
+    def git(*args):
+        return subprocess.run(["git", "-C", REPO] + list(args), stdout=subprocess.PIPE,
+                              stderr=subprocess.DEVNULL, text=True).stdout.strip()
+    return git("rev-parse", "--short", "HEAD"), bool(git("status", "--porcelain", "--untracked-files=no", "--",
+                                                           ".", ":!results"))
+
+
 def build_dir():
     return os.environ.get("DCN_BUILD_DIR") or os.path.join(REPO, "build")
 
@@ -37,7 +47,7 @@ def leftovers_of_state(data):
     out = {}
     out["procs"] = [p for p in data.get("procs", []) if state.same_process(p)]
     out["hosts"] = [h for h in data.get("hosts", []) if state.same_process(h)]
-    brs = set(ovs.list_bridges()) if ovs.daemons_running() else set()
+    brs = set(ovs.list_bridges())
     out["bridges"] = [b for b in data.get("bridges", []) if b in brs or netops.link_exists(b)]
     out["links"] = [n for n in data.get("root_links", []) if netops.link_exists(n)]
     out["sockets"] = [s for s in data.get("sockets", []) if os.path.exists(s)]
@@ -47,7 +57,7 @@ def leftovers_of_state(data):
 
 
 def project_bridges():
-    brs = ovs.list_bridges() if ovs.daemons_running() else []
+    brs = ovs.list_bridges()
     lx = netops.root_links_with_prefix(BRIDGE_PREFIX)
     return sorted(set(b for b in brs if b.startswith(BRIDGE_PREFIX)) | set(lx))
 
@@ -94,7 +104,7 @@ def inventory():
                     procs.add((pid, st, cmd[:80]))
     return {
         "links": {n for _, n in socket.if_nameindex()},
-        "ovs_bridges": set(ovs.list_bridges()) if ovs.daemons_running() else set(),
+        "ovs_bridges": set(ovs.list_bridges()),
         "named_netns": _files("/run/netns"),
         "netns": {i for i, pids in nsmap.items() if any(state.proc_start_time(p) for p in pids)} - {home},
         "procs": procs,

@@ -193,11 +193,7 @@ def main():
 
 
 def write_summary(out, runs, build):
-    head = subprocess.run(["git", "-C", REPO, "rev-parse", "--short", "HEAD"], stdout=subprocess.PIPE,
-                          stderr=subprocess.DEVNULL, text=True).stdout.strip()
-    dirty = subprocess.run(["git", "-C", REPO, "status", "--porcelain", "--untracked-files=no", "--",
-                            ".", ":!results"],
-                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True).stdout.strip()
+    head, dirty = testing.repo_head()
     summary = {
         "repo_head": head,
         "repo_modified": bool(dirty),

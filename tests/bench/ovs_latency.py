@@ -18,14 +18,13 @@ import json
 import os
 import re
 import statistics
-import subprocess
 import sys
 import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, REPO)
 
-from orchestrator import ovs  # noqa: E402
+from orchestrator import ovs, testing  # noqa: E402
 from orchestrator.testbed import Testbed, TestbedError  # noqa: E402
 
 SIZES = {16: "bcube n=4 k=1", 64: "bcube n=4 k=2", 256: "bcube n=4 k=3"}
@@ -39,14 +38,6 @@ def cpu_s(pid):
             fields = f.read().rsplit(")", 1)[1].split()
         return (int(fields[11]) + int(fields[12])) / CLK_TCK
     except (OSError, ValueError, IndexError):
-        return None
-
-
-def vswitchd_pid():
-    try:
-        with open(os.path.join(ovs.RUN_DIR, "ovs-vswitchd.pid")) as f:
-            return int(f.read())
-    except (OSError, ValueError):
         return None
 
 
@@ -75,7 +66,7 @@ def one_run(build, spec, switch, pings):
         src, dst = w.server_list[0]["name"], w.server_list[1]["name"]
         rec["pair"] = [src, dst]
         time.sleep(5)
-        pid = vswitchd_pid() if switch == "ovs" else None
+        pid = ovs.vswitchd_pid() if switch == "ovs" else None
         c0, warn0, t0 = (cpu_s(pid) if pid else None), log_warnings(), time.time()
         out = tb.hosts[src].cmd("ping -n -c %d -i 0.1 -W 1 %s" % (pings, w.ip_of(dst)))
         elapsed = time.time() - t0
@@ -132,10 +123,7 @@ def main():
         ap.error("--sizes: a comma-separated list of %s" % ", ".join(str(s) for s in SIZES))
     if a.rounds < 1 or a.pings < 1:
         ap.error("--rounds and --pings must be at least 1")
-    head = subprocess.run(["git", "-C", REPO, "rev-parse", "--short", "HEAD"], stdout=subprocess.PIPE,
-                          text=True).stdout.strip()
-    dirty = subprocess.run(["git", "-C", REPO, "status", "--porcelain", "--untracked-files=no", "--", ".",
-                            ":!results"], stdout=subprocess.PIPE, text=True).stdout.strip()
+    head, dirty = testing.repo_head()
     summary = {"repo_head": head, "repo_modified": bool(dirty),
                "what": "ping RTT of one hop on an idle BCube (1 s hellos), OVS netdev against Linux bridges, "
                        "alternating; ovs-vswitchd CPU over the pings",
