@@ -1135,6 +1135,88 @@ START_TEST(local_port_down_is_a_failed_link)
 }
 END_TEST
 
+/* The soak's 19 s HCN stall (docs/soak.md, results/soak at ced83e4): h42's
+ * cable to h24 came back at the instant its cable to s4 failed, and h14
+ * still held h24-h42 as failed (learned 10 s before) with h42-s4 and h21-s2
+ * really down. Under that database h42 is cut off, and every path of the
+ * family's own set that crosses h24-h42 also crosses h21-s2, so no recovery
+ * probe could show the link was back: the ACK flow stayed without a path
+ * until the entry expired. An unreachable flow also probes, for each learned
+ * link, the BFS path under the database without that link; here
+ * h14 s1 h13 h31 s3 h32 h23 s2 h24 h42, answered at once. */
+static bool crosses_any(const fx *x, const dcn_path *p, const char *const (*links)[2], int n)
+{
+    for (int i = 0; i < n; i++)
+        if (crosses(p, tu_node(&x->t, links[i][0]), tu_node(&x->t, links[i][1])))
+            return true;
+    return false;
+}
+
+START_TEST(unreachable_flow_probes_through_a_stale_learned_link)
+{
+    fx *x = fx_new("hcn n=4 h=1", "h14");
+    fx_create(x, 11);
+    static const char *const really_down[][2] = {{"h42", "s4"}, {"h21", "s2"}};
+    static const char *const learned[][2] = {{"h42", "s4"}, {"h21", "s2"}, {"h24", "h42"}};
+    for (int i = 0; i < 3; i++)
+        bsr_on_path_failure(x->b, tu_node(&x->t, learned[i][0]), tu_node(&x->t, learned[i][1]));
+    uint32_t dst = tu_node(&x->t, "h42");
+    bsr_flow_key k = key_of(x, dst, 40000);
+    ck_assert_ptr_null(bsr_route(x->b, &k, dst)); /* no path under what h14 believes */
+    /* The network answers every probe whose path crosses no link really down. */
+    uint32_t seen = 0;
+    const dcn_path *p = NULL;
+    for (uint64_t t = 0; t < 3000 && !p; t += TICK_MS) {
+        for (; seen < x->n_probes; seen++)
+            if (!crosses_any(x, &x->probe[seen].path, really_down, 2))
+                answer(x, (int)seen, 900);
+        p = bsr_route(x->b, &k, dst);
+        x->now += TICK_MS;
+        bsr_tick(x->b);
+    }
+    ck_assert_msg(p != NULL, "still no path 3 s later, 7 s before the stale entry expires");
+    ck_assert_str_eq(tu_path_str(&x->t, p), "h14 s1 h13 h31 s3 h32 h23 s2 h24 h42");
+    /* Only the stale link left the database. */
+    bsr_faildb_info e[4];
+    ck_assert_uint_eq(bsr_faildb_list(x->b, e, 4), 2);
+    for (int i = 0; i < 2; i++)
+        ck_assert_msg(!(e[i].node_a == tu_node(&x->t, "h24") && e[i].node_b == tu_node(&x->t, "h42")) &&
+                          !(e[i].node_a == tu_node(&x->t, "h42") && e[i].node_b == tu_node(&x->t, "h24")),
+                      "h24-h42 still held failed");
+    fx_free(x);
+}
+END_TEST
+
+/* Such probes stay bounded: a server cut off by many learned links costs at
+ * most BSR_MAX_PATHS probes per round, and only learned links are probed
+ * across, never a local port that is down. */
+START_TEST(unreachable_flow_probes_stay_bounded)
+{
+    fx *x = fx_new("bcube n=8 k=1", "h00");
+    fx_create(x, 12);
+    uint32_t dst = tu_node(&x->t, "h77");
+    /* Every cable of h77 and of its neighbours' other ports: many learned links. */
+    for (uint16_t p = 0; p < dcn_nports(&x->t, dst); p++) {
+        uint32_t sw = dcn_peer(&x->t, dst, p).node;
+        for (uint16_t q = 0; q < dcn_nports(&x->t, sw); q++)
+            bsr_on_path_failure(x->b, sw, dcn_peer(&x->t, sw, q).node);
+    }
+    bsr_on_local_port(x->b, 0, 0);
+    bsr_flow_key k = key_of(x, dst, 7);
+    ck_assert_ptr_null(bsr_route(x->b, &k, dst));
+    for (int round = 0; round < 4; round++) {
+        uint32_t from = x->n_probes;
+        advance(x, x->cfg.unreachable_retry_ms + x->cfg.probe_timeout_ms);
+        ck_assert_uint_gt(x->n_probes, from);
+        ck_assert_uint_le(x->n_probes - from, BSR_MAX_PATHS);
+        for (uint32_t i = from; i < x->n_probes; i++)
+            ck_assert_uint_ne(x->probe[i].path.node[1], dcn_peer(&x->t, x->self, 0).node);
+    }
+    ck_assert_ptr_null(bsr_route(x->b, &k, dst));
+    fx_free(x);
+}
+END_TEST
+
 START_TEST(unreachable_on_tree_then_back)
 {
     fx *x = fx_new("tree leaves=2 per_leaf=2", "h0");
@@ -1683,6 +1765,8 @@ static Suite *bsr_suite(void)
     tcase_add_test(tc, faildb_entries_expire);
     tcase_add_test(tc, probe_across_failed_link_clears_it);
     tcase_add_test(tc, local_port_down_is_a_failed_link);
+    tcase_add_test(tc, unreachable_flow_probes_through_a_stale_learned_link);
+    tcase_add_test(tc, unreachable_flow_probes_stay_bounded);
     tcase_add_test(tc, unreachable_on_tree_then_back);
     tcase_add_test(tc, periodic_reselection_at_interval_plus_jitter);
     tcase_add_test(tc, no_jitter_means_exact_interval);

@@ -6,10 +6,20 @@ int bsr_faildb_init(bsr_faildb *db, const dcn_topo *t)
 {
     memset(db, 0, sizeof *db);
     db->t = t;
-    return dcn_failures_init(&db->view, t);
+    if (dcn_failures_init(&db->view, t) < 0)
+        return -1;
+    if (dcn_failures_init(&db->view_but_one, t) < 0) {
+        dcn_failures_free(&db->view);
+        return -1;
+    }
+    return 0;
 }
 
-void bsr_faildb_free(bsr_faildb *db) { dcn_failures_free(&db->view); }
+void bsr_faildb_free(bsr_faildb *db)
+{
+    dcn_failures_free(&db->view);
+    dcn_failures_free(&db->view_but_one);
+}
 
 static int find(const bsr_faildb *db, uint32_t a, uint32_t b)
 {
@@ -123,6 +133,15 @@ const dcn_failures *bsr_faildb_view(bsr_faildb *db)
         db->dirty = false;
     }
     return &db->view;
+}
+
+const dcn_failures *bsr_faildb_view_without(bsr_faildb *db, uint32_t skip)
+{
+    dcn_failures_clear(&db->view_but_one, db->t);
+    for (uint32_t i = 0; i < db->n; i++)
+        if (i != skip)
+            dcn_fail_link(&db->view_but_one, db->t, db->e[i].a, db->e[i].b);
+    return &db->view_but_one;
 }
 
 bool bsr_path_crosses(const dcn_path *p, uint32_t a, uint32_t b)

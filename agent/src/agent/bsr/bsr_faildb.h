@@ -25,6 +25,7 @@ typedef struct bsr_faildb {
     bsr_faildb_entry e[BSR_FAILDB_MAX];
     uint32_t n;
     dcn_failures view; /* rebuilt from e[] when dirty */
+    dcn_failures view_but_one; /* bsr_faildb_view_without's, rebuilt at each call */
     bool dirty;
 } bsr_faildb;
 
@@ -47,6 +48,9 @@ uint32_t bsr_faildb_clear_path(bsr_faildb *db, const dcn_path *p);
 
 /* The database as failures for the routing algorithms and BFS. */
 const dcn_failures *bsr_faildb_view(bsr_faildb *db);
+/* The database without its entry i, in a second view (allocated once):
+ * the routes that exist if that one link is back. */
+const dcn_failures *bsr_faildb_view_without(bsr_faildb *db, uint32_t i);
 /* The path crosses no link of the database. */
 bool bsr_faildb_path_ok(bsr_faildb *db, const dcn_path *p);
 /* The path crosses a link of one of our own ports that is down. */

@@ -1,5 +1,6 @@
 /* State shared by the BSR source files (bsr.c: entry points and the flow
- * table's life; bsr_probe.c: probe rounds and path choice). */
+ * table's life; bsr_probe.c: probe rounds and path choice; bsr_recovery.c:
+ * probes across links held failed). */
 #ifndef DCN_AGENT_BSR_INTERNAL_H
 #define DCN_AGENT_BSR_INTERNAL_H
 
@@ -46,6 +47,7 @@ struct bsr {
     uint32_t *port_bulk;  /* of those, the bulk flows */
     uint16_t nports;
     uint32_t next_seq;
+    uint32_t recovery_rotor; /* the failed link bsr_recovery.c starts from next */
     uint64_t now_ms; /* the clock at the last entry that read it */
     bsr_counters c;
 };
@@ -59,6 +61,17 @@ typedef enum {
 
 uint64_t bsr_now(bsr *b);
 bool bsr_paths_equal(const dcn_path *a, const dcn_path *b);
+
+/* The family's own path set (algos[0]) to dst under failures f (NULL:
+ * none), keeping only well-formed paths from us to dst: the family's output
+ * is trusted no further than that. Returns the count, -1 on error. */
+int bsr_family_set(bsr *b, uint32_t dst, const dcn_failures *f, dcn_pathset *out);
+/* The index of p in the flow's set, or -1. */
+int32_t bsr_find_in_set(const bsr_flow *f, const dcn_path *p);
+/* Adds recovery slots to the flow's set (bsr_recovery.c): the family's paths
+ * that cross links the database holds failed and, for a flow with no path
+ * under it (unreachable), BFS paths each across one learned link. */
+void bsr_add_recovery_paths(bsr *b, bsr_flow *f, bool unreachable);
 
 /* The family's path set to dst under the failed-link database, repaired
  * (BFS alternates), at most limit paths. Returns the count (0: none). */

@@ -24,10 +24,7 @@ static bool path_usable(const bsr *b, const dcn_path *p, uint32_t dst)
            dcn_path_valid(p, b->t, NULL, NULL);
 }
 
-/* The family's own path set (algos[0]) under failures f (NULL: none),
- * keeping only well-formed paths from us to dst: the family's output is
- * trusted no further than that. */
-static int family_set(bsr *b, uint32_t dst, const dcn_failures *f, dcn_pathset *out)
+int bsr_family_set(bsr *b, uint32_t dst, const dcn_failures *f, dcn_pathset *out)
 {
     dcn_route_ctx ctx = {.failures = f, .rng = &b->algo_rng};
     int n = b->algo->fn(b->t, b->self, dst, &ctx, out);
@@ -52,7 +49,7 @@ int bsr_compute_set(bsr *b, uint32_t dst, dcn_pathset *out, uint32_t limit)
     if (dst >= b->t->n_servers || dst == b->self)
         return -1;
     const dcn_failures *f = bsr_faildb_view(&b->db);
-    int n = family_set(b, dst, f, out);
+    int n = bsr_family_set(b, dst, f, out);
     if (dcn_pathset_repair(b->t, f, out) < 0) {
         /* Out of memory in the repair: keep the paths that are fine as they are. */
         uint32_t kept = 0;
@@ -292,7 +289,7 @@ static void send_probe(bsr *b, bsr_flow *f, uint32_t i, uint64_t now)
         b->c.probe_send_errors++; /* left pending: it times out like a lost probe */
 }
 
-static int32_t find_in_set(const bsr_flow *f, const dcn_path *p)
+int32_t bsr_find_in_set(const bsr_flow *f, const dcn_path *p)
 {
     if (!p->len)
         return -1;
@@ -300,32 +297,6 @@ static int32_t find_in_set(const bsr_flow *f, const dcn_path *p)
         if (bsr_paths_equal(&f->paths[i].path, p))
             return (int32_t)i;
     return -1;
-}
-
-/* The paths of the family's own set that the repair replaced because they
- * cross a failed link are probed too: an answer proves the link is back
- * (BSR drops such links from the database early) and makes the path a
- * candidate again. They are never replaced by BFS alternates. */
-static void add_recovery_paths(bsr *b, bsr_flow *f)
-{
-    if (!b->db.n || f->n_paths >= BSR_MAX_PATHS)
-        return;
-    dcn_pathset *set = b->scratch;
-    if (family_set(b, f->dst, NULL, set) <= 0)
-        return;
-    for (uint32_t j = 0; j < set->count && f->n_paths < BSR_MAX_PATHS; j++) {
-        /* A path over one of our own ports that is down cannot be probed;
-         * that link comes back with the port, not with a probe. */
-        if (bsr_faildb_path_ok(&b->db, &set->path[j]) || bsr_faildb_path_crosses_local(&b->db, &set->path[j]) ||
-            find_in_set(f, &set->path[j]) >= 0)
-            continue;
-        bsr_path_slot *s = &f->paths[f->n_paths++];
-        dcn_path_copy(&s->path, &set->path[j]);
-        s->avail_mbps = BSR_AVAIL_UNKNOWN;
-        s->state = BSR_PATH_UNPROBED;
-        s->seq = 0;
-        s->recovery = 1;
-    }
 }
 
 /* A bulk flow whose every usable path shares a link with another of our
@@ -352,7 +323,7 @@ static void add_apart_path(bsr *b, bsr_flow *f)
         }
     dcn_path alt;
     if (!others || dcn_bfs_path(b->t, b->self, f->dst, bsr_faildb_view(&b->db), b->avoid, &alt) < 0 ||
-        find_in_set(f, &alt) >= 0)
+        bsr_find_in_set(f, &alt) >= 0)
         return;
     bsr_path_slot *s = &f->paths[f->n_paths++];
     dcn_path_copy(&s->path, &alt);
@@ -389,12 +360,12 @@ void bsr_round_start(bsr *b, bsr_flow *f, uint64_t now, bsr_pick pick)
         s->recovery = 0;
     }
     add_apart_path(b, f);
-    add_recovery_paths(b, f);
+    bsr_add_recovery_paths(b, f, n == 0);
     f->pending = 0;
     f->replacements = 0;
     f->round_active = false;
     bool cur_ok = f->cur.len && bsr_faildb_path_ok(&b->db, &f->cur);
-    f->cur_index = cur_ok ? find_in_set(f, &f->cur) : -1;
+    f->cur_index = cur_ok ? bsr_find_in_set(f, &f->cur) : -1;
     if (!cur_ok) {
         int32_t i = pick_slot(b, f, pick, -1);
         bsr_set_current(b, f, i >= 0 ? &f->paths[i].path : NULL, i);
@@ -500,7 +471,7 @@ static int32_t apart_within_margin(bsr *b, const bsr_flow *f, int32_t best, uint
 static bool select_best(bsr *b, bsr_flow *f, uint64_t now, bool may_defer)
 {
     /* The current path may have entered the set as a BFS alternate. */
-    f->cur_index = find_in_set(f, &f->cur);
+    f->cur_index = bsr_find_in_set(f, &f->cur);
     int32_t best = -1;
     uint64_t best_avail = 0;
     uint64_t cur_eff = 0;
@@ -586,7 +557,7 @@ static void replace_failed(bsr *b, bsr_flow *f, uint32_t i, uint64_t now)
         rc = dcn_bfs_path(b->t, b->self, f->dst, fl, b->avoid, &alt);
     }
     /* Nothing, or nothing new: this round goes on without that path. */
-    if (rc < 0 || bsr_paths_equal(&alt, &failed->path) || find_in_set(f, &alt) >= 0)
+    if (rc < 0 || bsr_paths_equal(&alt, &failed->path) || bsr_find_in_set(f, &alt) >= 0)
         return;
     f->replacements++;
     if (f->cur_index == (int32_t)i)
