@@ -100,7 +100,7 @@ class DcnCLI(CLI):
                                                         " ready" if st.get("ready") else ""))
 
     def do_ctl(self, line):
-        """ctl H [status|neighbors|flows|counters|paths DST] [--json]: dcn-ctl for
+        """ctl H [status|neighbors|flows|segments|counters|failures|paths DST] [--json]: dcn-ctl for
         server H's agent (`h00 dcn-ctl -n h00` does not work: Mininet turns the
         second h00 into its address)."""
         args = line.split()

@@ -36,6 +36,8 @@ START_TEST(requests_parse_and_bad_ones_are_refused)
     ck_assert_ptr_nonnull(strstr(err, "unknown command"));
     ck_assert_int_lt(ctl_parse("paths", &req, err, sizeof err), 0);
     ck_assert_int_lt(ctl_parse("paths a b", &req, err, sizeof err), 0);
+    ck_assert_int_eq(ctl_parse("failures --json", &req, err, sizeof err), 0);
+    ck_assert_str_eq(req.cmd, "failures");
     char big[400];
     memset(big, 'x', sizeof big - 1);
     big[sizeof big - 1] = 0;
@@ -119,6 +121,39 @@ START_TEST(paths_print_every_nha)
     }
     ck_assert_uint_eq(hexes, servers - 1); /* servers counts the source too */
     ck_assert_uint_ge(hexes, 3);
+    free(s);
+    ah_free(h);
+}
+END_TEST
+
+/* The failed-link database: a local port that is down, and a link learned
+ * from a path-failure message with its time left. */
+START_TEST(failures_render)
+{
+    harness *h = ah_new("bcube n=2 k=1", "h01");
+    int rc;
+    char *s = render(&h->e, "failures", &rc);
+    ck_assert_int_eq(rc, 0);
+    ck_assert_msg(strcmp(s, "LINK                     KIND     EXPIRES_IN_MS\n") == 0, "%s", s);
+    free(s);
+    s = render(&h->e, "failures --json", &rc);
+    ck_assert_str_eq(s, "{\"failures\":[]}\n");
+    free(s);
+    ps_on_path_failure(h->e.ps, dcn_node_lookup(h->e.t, "s1_0"), dcn_node_lookup(h->e.t, "h10"));
+    ps_on_local_port(h->e.ps, 0, 0);
+    s = render(&h->e, "failures", &rc);
+    ck_assert_msg(strstr(s, "\nh10-s1_0                 learned  10000\n") != NULL, "%s", s);
+    ck_assert_msg(strstr(s, "\nh01-s0_0                 local    -\n") != NULL, "%s", s);
+    free(s);
+    s = render(&h->e, "failures --json", &rc);
+    ck_assert_msg(strstr(s, "{\"a\":\"h10\",\"b\":\"s1_0\",\"kind\":\"learned\",\"expires_in_ms\":10000}") != NULL,
+                  "%s", s);
+    ck_assert_msg(strstr(s, "{\"a\":\"h01\",\"b\":\"s0_0\",\"kind\":\"local\",\"expires_in_ms\":null}") != NULL,
+                  "%s", s);
+    free(s);
+    ps_on_local_port(h->e.ps, 0, 1);
+    s = render(&h->e, "failures --json", &rc);
+    ck_assert_msg(strstr(s, "local") == NULL, "%s", s);
     free(s);
     ah_free(h);
 }
@@ -213,6 +248,7 @@ int main(void)
     tcase_add_test(tc, requests_parse_and_bad_ones_are_refused);
     tcase_add_test(tc, status_and_neighbors_render);
     tcase_add_test(tc, paths_print_every_nha);
+    tcase_add_test(tc, failures_render);
     tcase_add_test(tc, options_defaults_and_errors);
     tcase_add_test(tc, segments_render);
     suite_add_tcase(s, tc);

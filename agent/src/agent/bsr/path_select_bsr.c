@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "bsr.h"
+#include "bsr_faildb.h"
 #include "agent/core/path_select.h"
 
 struct path_select {
@@ -114,6 +115,20 @@ int ps_flows(path_select *ps, ps_flow_info *out, int max)
         o->age_ms = fi[i].age_ms;
     }
     free(fi);
+    return (int)n;
+}
+
+int ps_failed_links(path_select *ps, ps_failed_link *out, int max)
+{
+    if (max <= 0)
+        return 0;
+    bsr_faildb_info e[BSR_FAILDB_MAX];
+    size_t n = bsr_faildb_list(ps->b, e, (size_t)max < BSR_FAILDB_MAX ? (size_t)max : BSR_FAILDB_MAX);
+    for (size_t i = 0; i < n; i++) {
+        bool local = e[i].expires_in_ms == UINT64_MAX;
+        out[i] = (ps_failed_link){.node_a = e[i].node_a, .node_b = e[i].node_b, .local = local,
+                                  .expires_in_ms = local ? 0 : e[i].expires_in_ms};
+    }
     return (int)n;
 }
 

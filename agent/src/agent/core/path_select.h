@@ -71,5 +71,13 @@ typedef struct ps_counter {
 int ps_counters(path_select *ps, ps_counter *out, int max);
 /* Up to max flows for introspection; returns how many were written. */
 int ps_flows(path_select *ps, ps_flow_info *out, int max);
+/* One link the selector holds failed (`dcn-ctl failures`). */
+typedef struct ps_failed_link {
+    uint32_t node_a, node_b;
+    bool local;             /* our own port to the peer is down: no timeout */
+    uint64_t expires_in_ms; /* learned from a path-failure message (when not local) */
+} ps_failed_link;
+/* Up to max links of the failed-link database; returns how many were written. */
+int ps_failed_links(path_select *ps, ps_failed_link *out, int max);
 
 #endif

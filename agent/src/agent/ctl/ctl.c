@@ -6,7 +6,7 @@
 #include "topo/family.h"
 #include "topo/json.h"
 
-static const char *const commands[] = {"status", "neighbors", "flows", "counters", "paths", "segments"};
+static const char *const commands[] = {"status", "neighbors", "flows", "counters", "paths", "segments", "failures"};
 
 bool ctl_known_command(const char *cmd)
 {
@@ -55,7 +55,7 @@ int ctl_parse(const char *line, ctl_request *req, char *err, size_t errlen)
         return -1;
     }
     if (!ctl_known_command(req->cmd)) {
-        snprintf(err, errlen, "unknown command '%s' (status, neighbors, flows, counters, paths DST)", req->cmd);
+        snprintf(err, errlen, "unknown command '%s' (status, neighbors, flows, segments, counters, failures, paths DST)", req->cmd);
         return -1;
     }
     if (strcmp(req->cmd, "paths") == 0 && !req->arg[0]) {
@@ -355,6 +355,51 @@ static void render_counters(engine *e, bool json, FILE *out)
     }
 }
 
+/* The links path selection holds failed: local ports that are down, and
+ * links learned from path-failure messages until they expire or a probe
+ * crosses them (docs/bsr.md). */
+static void render_failures(engine *e, bool json, FILE *out)
+{
+    ps_failed_link fl[256]; /* BSR_FAILDB_MAX: 6 kB on the stack */
+    int n = ps_failed_links(e->ps, fl, 256);
+    dcn_json j;
+    if (json) {
+        dcn_json_init(&j, out, 0);
+        dcn_json_obj_begin(&j, NULL);
+        dcn_json_arr_begin(&j, "failures");
+    } else {
+        fprintf(out, "%-24s %-8s %s\n", "LINK", "KIND", "EXPIRES_IN_MS");
+    }
+    for (int i = 0; i < n; i++) {
+        char a[DCN_NAME_MAX], b[DCN_NAME_MAX];
+        dcn_node_name(e->t, fl[i].node_a, a, sizeof a);
+        dcn_node_name(e->t, fl[i].node_b, b, sizeof b);
+        if (json) {
+            dcn_json_obj_begin(&j, NULL);
+            dcn_json_str(&j, "a", a);
+            dcn_json_str(&j, "b", b);
+            dcn_json_str(&j, "kind", fl[i].local ? "local" : "learned");
+            if (fl[i].local)
+                dcn_json_null(&j, "expires_in_ms");
+            else
+                dcn_json_int(&j, "expires_in_ms", (long long)fl[i].expires_in_ms);
+            dcn_json_obj_end(&j);
+        } else {
+            char link[2 * DCN_NAME_MAX + 2];
+            snprintf(link, sizeof link, "%s-%s", a, b);
+            if (fl[i].local)
+                fprintf(out, "%-24s %-8s -\n", link, "local");
+            else
+                fprintf(out, "%-24s %-8s %llu\n", link, "learned", (unsigned long long)fl[i].expires_in_ms);
+        }
+    }
+    if (json) {
+        dcn_json_arr_end(&j);
+        dcn_json_obj_end(&j);
+        dcn_json_end(&j);
+    }
+}
+
 static int render_paths(engine *e, const char *dst_name, bool json, FILE *out)
 {
     uint32_t dst = dcn_node_lookup(e->t, dst_name);
@@ -421,6 +466,8 @@ int ctl_render(engine *e, const ctl_request *req, FILE *out)
         render_flows(e, req->json, out);
     else if (strcmp(req->cmd, "counters") == 0)
         render_counters(e, req->json, out);
+    else if (strcmp(req->cmd, "failures") == 0)
+        render_failures(e, req->json, out);
     else if (strcmp(req->cmd, "paths") == 0)
         return render_paths(e, req->arg, req->json, out);
     else {

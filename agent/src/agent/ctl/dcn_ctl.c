@@ -13,7 +13,7 @@ static int usage(const char *msg)
 {
     if (msg)
         fprintf(stderr, "dcn-ctl: %s\n", msg);
-    fprintf(stderr, "usage: dcn-ctl [-s SOCK | -n SERVER] status|neighbors|flows|segments|counters|paths DST [--json]\n");
+    fprintf(stderr, "usage: dcn-ctl [-s SOCK | -n SERVER] status|neighbors|flows|segments|counters|failures|paths DST [--json]\n");
     return 2;
 }
 
