@@ -519,12 +519,25 @@ class Phase:
             database); [] says the agent believes there is no path."""
             r = agentctl.ctl(self.tb, agent, "paths " + to) if agent in self.tb.agents else None
             return [p.get("path") for p in r.get("paths", [])] if r else None
+
+        def faildb(agent):
+            """The links the agent holds failed (`dcn-ctl failures`): "A-B"
+            for a learned link with its seconds left, "A-B local" for a port
+            of its own that is down."""
+            r = agentctl.ctl(self.tb, agent, "failures") if agent in self.tb.agents else None
+            if not r:
+                return None
+            return ["%s-%s %s" % (e["a"], e["b"], "local" if e["kind"] == "local"
+                                  else "%.1f s" % (e["expires_in_ms"] / 1000.0))
+                    for e in r.get("failures", [])]
         self.snapshots.append({"conn": c["id"], "src": c["src"], "dst": c["dst"], "sport": sport,
                                "t_s": round(now - self.t0, 3), "stall_from_s": round(c["t_last"] - self.t0, 3),
                                "data_paths_at_src": paths(c["src"], c["dst"], "dport", "sport"),
                                "ack_paths_at_dst": paths(c["dst"], c["src"], "sport", "dport"),
                                "pathset_at_src": pathset(c["src"], c["dst"]),
                                "pathset_at_dst": pathset(c["dst"], c["src"]),
+                               "faildb_at_src": faildb(c["src"]),
+                               "faildb_at_dst": faildb(c["dst"]),
                                "failures_in_force": self.injector.describe_active()})
 
     # ------------------------------------------------------------- agents

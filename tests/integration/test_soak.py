@@ -91,7 +91,11 @@ def check_stall_paths(out):
     assert isinstance(snaps, list)
     for sn in snaps:
         assert {"phase", "conn", "src", "dst", "sport", "t_s", "stall_from_s", "data_paths_at_src",
-                "ack_paths_at_dst", "pathset_at_src", "pathset_at_dst", "failures_in_force"} <= set(sn), sn
+                "ack_paths_at_dst", "pathset_at_src", "pathset_at_dst", "faildb_at_src", "faildb_at_dst",
+                "failures_in_force"} <= set(sn), sn
+        for k in ("faildb_at_src", "faildb_at_dst"):
+            for e in sn[k] or []:
+                assert e.endswith(" local") or e.endswith(" s"), sn
         for k, a, b in (("pathset_at_src", "src", "dst"), ("pathset_at_dst", "dst", "src")):
             for p in sn[k] or []:
                 assert p[0] == sn[a] and p[-1] == sn[b], sn
@@ -114,6 +118,7 @@ def test_soak_verdict_can_fail(tmp_path, hook, verdict):
         snaps = check_stall_paths(tmp_path / hook)
         assert any(sn["data_paths_at_src"] and sn["sport"] for sn in snaps), snaps
         assert any(sn["pathset_at_src"] for sn in snaps), snaps  # the blackhole fails no link
+        assert any(sn["faildb_at_src"] is not None for sn in snaps), snaps
 
 
 @pytest.mark.parametrize("args,msg", [(["--duration", "abc"], "--duration: bad duration"),
