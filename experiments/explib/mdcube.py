@@ -7,6 +7,7 @@ import time
 from . import traffic
 from .agentctl import PathWatcher, ctl
 from .experiment import ExperimentError
+from .series import into_servers, r2
 
 TESTBED = "mdcube n=2 k=1 m=5"      # topologies/mdcube-testbed.topo: 5 BCube_1 (n=2) containers
 TREE = "tree leaves=5 per_leaf=4"    # topologies/mdcube-tree.topo: a leaf per container
@@ -67,32 +68,6 @@ def relay_containers(path):
     return out
 
 
-def rx_series(net, dst, t0):
-    """[(t, Mb/s)] into dst, summed over its links, from the link sampler."""
-    dirs = [i for i, n in enumerate(net.links.names) if n.endswith(">" + dst)]
-    return [(t - t0, sum(v[i] or 0 for i in dirs)) for t, v in net.links.samples]
-
-
-def into_servers(net, t0, names=None):
-    """[(t, Mb/s)] received by the servers (all, or `names`), from the link counters."""
-    w = net.tb.wiring
-    want = set(names) if names else None
-    idx = [i for i, n in enumerate(net.links.names)
-           if w.is_server(n.split(">")[1]) and (want is None or n.split(">")[1] in want)]
-    return [(t - t0, sum(v[i] or 0 for i in idx)) for t, v in net.links.samples]
-
-
-def mean_between(series, a, b):
-    vals = [v for t, v in series if a <= t <= b]
-    return sum(vals) / len(vals) if vals else None
-
-
-def steady(dur):
-    """The steady part of a transfer of dur seconds: 2 s after its start to
-    1 s before its end (proportionally less for very short runs)."""
-    return min(2.0, 0.2 * dur), dur - min(1.0, 0.1 * dur)
-
-
 def tree_uplink(net, server):
     """(leaf, root): the tree switch of `server` and the switch above it."""
     w = net.tb.wiring
@@ -102,10 +77,6 @@ def tree_uplink(net, server):
         if l["kind"] == "switch-switch" and leaf in (l["a"], l["b"]):
             return leaf, (l["b"] if l["a"] == leaf else l["a"])
     raise ExperimentError("no uplink above %s" % leaf)
-
-
-def r2(x):
-    return None if x is None else round(x, 2)
 
 
 def own_paths(watcher):
