@@ -21,7 +21,7 @@ import time
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, REPO)
 
-from orchestrator import linkclass, smoke, testing  # noqa: E402
+from orchestrator import linkclass, ovs, smoke, testing  # noqa: E402
 from orchestrator.testbed import Testbed, TestbedError  # noqa: E402
 
 # 1024: half of the 2048 container (servers keep 4 ports: the NHA carries a 2-bit out port)
@@ -53,10 +53,10 @@ def pss_kib(pid):
     return 0
 
 
-def rss_kib(pidfile):
+def rss_kib(pid):
+    if pid is None:
+        return None
     try:
-        with open(pidfile) as f:
-            pid = int(f.read())
         with open("/proc/%d/status" % pid) as f:
             for line in f:
                 if line.startswith("VmRSS:"):
@@ -102,7 +102,7 @@ def one_run(build, spec, switch, log, hello_ms, shaper="htb"):
         rec["agents"] = tb.agent_mode
         if switch == "ovs":
             rec["datapath"] = tb.datapath
-            rec["ovs_vswitchd_rss_kib"] = rss_kib("/var/run/openvswitch/ovs-vswitchd.pid")
+            rec["ovs_vswitchd_rss_kib"] = rss_kib(ovs.vswitchd_pid())
         n = rec["servers"]
         rec["loadavg_1m_when_up"] = round(os.getloadavg()[0], 1)
         rec["pss_mib_agents"] = round(sum(pss_kib(p.pid) for p in tb.agents.values()) / 1024.0, 1)
