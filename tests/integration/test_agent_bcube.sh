@@ -74,8 +74,13 @@ ms=$(( ($(date +%s%N) - t0) / 1000000 ))
 [ -n "$down" ] || fail "neighbour on h00-eth1 still up after carrier loss"
 dcnt_log "neighbour on h00-eth1 down ${ms} ms after carrier loss (hello timeout would be 325 ms)"
 grep -q "carrier down" "$DCNT_WORK/h00.log" || fail "carrier change not logged"
+# path selection holds the cable failed, with no timeout (dcn-ctl failures)
+fl=$(dcnt_ctl h00 failures --json)
+echo "$fl" | grep -q '{"a":"h00","b":"s1_0","kind":"local","expires_in_ms":null}' || fail "h00 failures: $fl"
 ip -n "$sw_ns" link set "${DCNT_PEER[h00-eth1]}" up
 dcnt_wait_ready 10 || fail "h00 not ready after carrier came back"
+fl=$(dcnt_ctl h00 failures --json)
+echo "$fl" | grep -q '"local"' && fail "h00 still holds its cable failed after carrier came back: $fl"
 dcnt_in h00 ping -c 2 -i 0.2 -W 2 "$ip_h11" >/dev/null || fail "ping after carrier came back"
 
 dcnt_log "iperf3 TCP h00 -> h11 (two hops)"

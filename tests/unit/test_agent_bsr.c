@@ -1195,7 +1195,7 @@ START_TEST(unreachable_flow_probes_stay_bounded)
     fx *x = fx_new("bcube n=8 k=1", "h00");
     fx_create(x, 12);
     uint32_t dst = tu_node(&x->t, "h77");
-    /* Every cable of h77 and of its neighbours' other ports: many learned links. */
+    /* Every cable of h77's two switches: 16 learned links, h77 cut off. */
     for (uint16_t p = 0; p < dcn_nports(&x->t, dst); p++) {
         uint32_t sw = dcn_peer(&x->t, dst, p).node;
         for (uint16_t q = 0; q < dcn_nports(&x->t, sw); q++)
