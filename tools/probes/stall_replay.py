@@ -22,7 +22,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO, "experiments"))
 from explib import Experiment, agentctl, soak, traffic  # noqa: E402
-from explib import mdcube as md  # noqa: E402
+from explib.series import rx_series  # noqa: E402
 from explib.agentctl import PathWatcher  # noqa: E402
 
 
@@ -90,7 +90,7 @@ def one_run(ex, a, events, i):
         counters = {n: agentctl.counters(tb, n) for n in (a.src, a.dst)}
         summ = [f.summary() for f in flows]
         ex.write_csv("run%d_paths.csv" % i, watcher.rows(t0))
-        into_dst, into_src = md.rx_series(net, a.dst, t0), md.rx_series(net, a.src, t0)
+        into_dst, into_src = rx_series(net, a.dst, t0), rx_series(net, a.src, t0)
         ex.write_csv("run%d_rx.csv" % i, [["t_s", "into_%s_mbps" % a.dst, "into_%s_mbps" % a.src]] +
                      [["%.2f" % t, "%.3f" % v, "%.3f" % w] for (t, v), (_, w) in zip(into_dst, into_src)])
         floor = 0.05 * a.link_mbps * a.connections
