@@ -1217,6 +1217,85 @@ START_TEST(unreachable_flow_probes_stay_bounded)
 }
 END_TEST
 
+/* A path from node names separated by spaces ("h22 s2 h24"). */
+static void path_of(const fx *x, const char *names, dcn_path *p)
+{
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", names);
+    dcn_path_clear(p);
+    char *save = NULL;
+    for (char *w = strtok_r(buf, " ", &save); w; w = strtok_r(NULL, " ", &save))
+        dcn_path_push(p, tu_node(&x->t, w));
+}
+
+/* The soak's long stalls after a cable came back (docs/soak.md): the
+ * receiver still held the cable failed, so its ACK flow had no path when the
+ * first data came through, and that ACK was lost. A data packet delivered
+ * to us proves its links are up: they leave the database and our pathless
+ * flows to its source get a path at once, before any tick. */
+START_TEST(data_heard_along_a_path_clears_it_and_routes_the_reply)
+{
+    fx *x = fx_new("hcn n=4 h=1", "h43");
+    x->cfg.faildb_timeout_ms = 600000;
+    fx_create(x, 13);
+    uint32_t h22 = tu_node(&x->t, "h22"), s2 = tu_node(&x->t, "s2");
+    bsr_on_path_failure(x->b, h22, s2); /* h22's only cable */
+    bsr_flow_key k = key_of(x, h22, 5201);
+    ck_assert_ptr_null(bsr_route(x->b, &k, h22));
+    ck_assert(bsr_wants_path_from(x->b, h22));
+    ck_assert(!bsr_wants_path_from(x->b, tu_node(&x->t, "h21"))); /* no flow of ours to it */
+    /* A packet from elsewhere, or one that crosses no link held failed, changes nothing. */
+    dcn_path other;
+    path_of(x, "h21 s2 h24 h42 s4 h43", &other);
+    bsr_on_path_heard(x->b, &other);
+    ck_assert_ptr_null(bsr_route(x->b, &k, h22));
+    dcn_path in;
+    path_of(x, "h22 s2 h24 h42 s4 h43", &in);
+    bsr_on_path_heard(x->b, &in);
+    const dcn_path *p = bsr_route(x->b, &k, h22); /* no tick in between */
+    ck_assert_ptr_nonnull(p);
+    ck_assert_uint_eq(p->node[p->len - 1], h22);
+    bsr_counters c = counters(x);
+    ck_assert_uint_eq(c.faildb_cleared_by_data, 1);
+    ck_assert_uint_eq(c.faildb_entries, 0);
+    ck_assert(!bsr_wants_path_from(x->b, h22));
+    fx_free(x);
+}
+END_TEST
+
+/* bsr_wants_path_from counts flows without a path per destination through
+ * every way a flow gains, loses or gives up its path (a learned link off
+ * their path keeps the database non-empty throughout). */
+START_TEST(pathless_count_follows_the_flows)
+{
+    fx *x = fx_new("tree leaves=2 per_leaf=2", "h0");
+    x->cfg.faildb_timeout_ms = 600000;
+    x->cfg.flow_idle_ms = 5000;
+    fx_create(x, 14);
+    uint32_t dst = tu_node(&x->t, "h3"), s0 = tu_node(&x->t, "s0"), root = tu_node(&x->t, "root");
+    bsr_on_path_failure(x->b, tu_node(&x->t, "s1"), tu_node(&x->t, "h2"));
+    bsr_flow_key k1 = key_of(x, dst, 1), k2 = key_of(x, dst, 2);
+    ck_assert_ptr_nonnull(bsr_route(x->b, &k1, dst));
+    ck_assert(!bsr_wants_path_from(x->b, dst));
+    bsr_on_path_failure(x->b, s0, root);
+    ck_assert(bsr_wants_path_from(x->b, dst)); /* k1 lost its path */
+    ck_assert_ptr_null(bsr_route(x->b, &k2, dst));
+    dcn_path in;
+    path_of(x, "h3 s1 root s0 h0", &in);
+    bsr_on_path_heard(x->b, &in); /* both get their path back */
+    ck_assert_ptr_nonnull(bsr_route(x->b, &k1, dst));
+    ck_assert_ptr_nonnull(bsr_route(x->b, &k2, dst));
+    ck_assert(!bsr_wants_path_from(x->b, dst));
+    bsr_on_path_failure(x->b, s0, root);
+    ck_assert(bsr_wants_path_from(x->b, dst));
+    advance(x, 5000 + 2 * TICK_MS); /* both expire idle while pathless */
+    ck_assert_uint_eq(counters(x).flows, 0);
+    ck_assert_uint_eq(counters(x).faildb_entries, 2);
+    ck_assert(!bsr_wants_path_from(x->b, dst));
+    fx_free(x);
+}
+END_TEST
+
 START_TEST(unreachable_on_tree_then_back)
 {
     fx *x = fx_new("tree leaves=2 per_leaf=2", "h0");
@@ -1767,6 +1846,8 @@ static Suite *bsr_suite(void)
     tcase_add_test(tc, local_port_down_is_a_failed_link);
     tcase_add_test(tc, unreachable_flow_probes_through_a_stale_learned_link);
     tcase_add_test(tc, unreachable_flow_probes_stay_bounded);
+    tcase_add_test(tc, data_heard_along_a_path_clears_it_and_routes_the_reply);
+    tcase_add_test(tc, pathless_count_follows_the_flows);
     tcase_add_test(tc, unreachable_on_tree_then_back);
     tcase_add_test(tc, periodic_reselection_at_interval_plus_jitter);
     tcase_add_test(tc, no_jitter_means_exact_interval);

@@ -200,6 +200,41 @@ START_TEST(data_on_a_port_its_path_does_not_name_is_dropped)
 }
 END_TEST
 
+/* A data packet delivered to us proves the links it crossed are up: while
+ * our flow back to its source has no path because path selection holds one
+ * of them failed, the packet clears it and the reply is routed at once (the
+ * soak's first ACK after a cable came back, docs/soak.md). */
+START_TEST(delivered_data_clears_its_links_for_the_reply)
+{
+    harness *h = ah_new(SPEC, "h11");
+    ah_hellos_from_true_ports(h);
+    uint32_t h00 = tu_node(&h->t, "h00");
+    ps_on_path_failure(h->e.ps, h00, tu_node(&h->t, "s0_0"));
+    ps_on_path_failure(h->e.ps, h00, tu_node(&h->t, "s1_0")); /* h00 cut off, as far as we know */
+    uint8_t ip[ENGINE_HEADROOM + 100], buf[512];
+    ah_ipv4(ip + ENGINE_HEADROOM, h->e.self, h00, 5201, 40000, 100);
+    engine_from_tun(&h->e, ip, 100);
+    ck_assert_uint_eq(h->e.c.drop_no_route, 1);
+    /* h00's data arrives over h00 s0_0 h01 s1_1 h11 (its cable to s0_0 is back) */
+    const char *names[] = {"h00", "s0_0", "h01", "s1_1", "h11"};
+    dcn_path p = node_path(h, names, 5);
+    uint8_t nha[8], data[100];
+    ck_assert_int_eq(nha_encode_path(&h->t, &p, nha, 8), 2);
+    ah_ipv4(data, h00, h->e.self, 40000, 5201, sizeof data);
+    size_t n = ah_frame_build(buf, DCN_T_DATA, h00, h->e.self, nha, 2, 2, 0, data, sizeof data);
+    engine_rx_frame(&h->e, 1, buf, n);
+    ck_assert_int_eq(h->ndeliv, 1);
+    ck_assert_uint_eq(ps_counter_value(h, "faildb_cleared_by_data"), 1);
+    ck_assert_uint_eq(ps_counter_value(h, "faildb_entries"), 1); /* h00-s1_0 was not crossed */
+    h->nout = 0;
+    ah_ipv4(ip + ENGINE_HEADROOM, h->e.self, h00, 5201, 40000, 100);
+    engine_from_tun(&h->e, ip, 100);
+    ck_assert_uint_eq(h->e.c.drop_no_route, 1);
+    ck_assert_ptr_nonnull(ah_find(h, DCN_T_DATA));
+    ah_free(h);
+}
+END_TEST
+
 /* The source encodes a flow's NHAs once, and again when its path changes. */
 START_TEST(source_nhas_follow_a_path_switch)
 {
@@ -235,6 +270,7 @@ int main(void)
     tcase_add_test(tc, a_relay_drops_forged_messages_and_relays_good_ones);
     tcase_add_test(tc, data_on_a_port_its_path_does_not_name_is_dropped);
     tcase_add_test(tc, source_nhas_follow_a_path_switch);
+    tcase_add_test(tc, delivered_data_clears_its_links_for_the_reply);
     suite_add_tcase(s, tc);
     return tu_run(s);
 }

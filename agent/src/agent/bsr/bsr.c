@@ -56,10 +56,12 @@ bsr *bsr_create(const dcn_topo *t, uint32_t self, const bsr_config *cfg, const b
     b->avoid = calloc(dcn_n_nodes(t), 1);
     b->port_flows = calloc(b->nports ? b->nports : 1, sizeof *b->port_flows);
     b->port_bulk = calloc(b->nports ? b->nports : 1, sizeof *b->port_bulk);
+    b->pathless = calloc(t->n_servers, sizeof *b->pathless);
     bool arena_ok = dcn_scratch_init(&b->arena, dcn_scratch_size_for(t)) == 0;
     bool db_ok = bsr_faildb_init(&b->db, t) == 0;
     bool ft_ok = bsr_flow_table_init(&b->ft, cfg->max_flows) == 0;
-    if (!b->algo || !b->scratch || !b->avoid || !b->port_flows || !b->port_bulk || !db_ok || !ft_ok || !arena_ok) {
+    if (!b->algo || !b->scratch || !b->avoid || !b->port_flows || !b->port_bulk || !b->pathless || !db_ok || !ft_ok ||
+        !arena_ok) {
         if (ft_ok)
             bsr_flow_table_free(&b->ft);
         dcn_scratch_free(&b->arena);
@@ -68,6 +70,7 @@ bsr *bsr_create(const dcn_topo *t, uint32_t self, const bsr_config *cfg, const b
         free(b->avoid);
         free(b->port_flows);
         free(b->port_bulk);
+        free(b->pathless);
         free(b);
         return NULL;
     }
@@ -86,12 +89,14 @@ void bsr_destroy(bsr *b)
     free(b->avoid);
     free(b->port_flows);
     free(b->port_bulk);
+    free(b->pathless);
     free(b);
 }
 
 static void forget_flow(bsr *b, bsr_flow *f)
 {
     bsr_set_current(b, f, NULL, -1); /* releases its local port count */
+    b->pathless[f->dst]--;
     bsr_flow_remove(&b->ft, f);
 }
 
@@ -106,6 +111,7 @@ static bsr_flow *new_flow(bsr *b, const bsr_flow_key *k, uint32_t dst)
         f = bsr_flow_insert(&b->ft, k);
     }
     f->dst = dst;
+    b->pathless[dst]++; /* a new flow has no path yet (cur.len is 0) */
     f->cur_index = -1;
     f->cur_port = -1;
     f->created_ms = f->last_used_ms = f->window_start_ms = f->tick_start_ms = now;
@@ -215,6 +221,27 @@ void bsr_on_local_port(bsr *b, uint16_t port, int up)
         return;
     }
     link_failed(b, b->self, peer.node, true);
+}
+
+bool bsr_wants_path_from(const bsr *b, uint32_t src)
+{
+    return b && b->db.n && src < b->t->n_servers && b->pathless[src];
+}
+
+void bsr_on_path_heard(bsr *b, const dcn_path *p)
+{
+    if (!b || !p || p->len < 2 || !bsr_wants_path_from(b, p->node[0]) || p->node[p->len - 1] != b->self)
+        return;
+    uint64_t now = bsr_now(b);
+    uint32_t cleared = bsr_faildb_clear_path(&b->db, p);
+    if (!cleared)
+        return;
+    b->c.faildb_cleared_by_data += cleared;
+    dcn_scratch *prev = dcn_scratch_enter(&b->arena);
+    for (bsr_flow *f = bsr_flow_first(&b->ft); f; f = bsr_flow_next(&b->ft, f))
+        if (f->dst == p->node[0] && !f->cur.len)
+            bsr_round_start(b, f, now, BSR_PICK_DEFAULT);
+    dcn_scratch_leave(prev);
 }
 
 static void update_rate(bsr_flow *f, uint64_t now)

@@ -94,6 +94,17 @@ void bsr_on_path_failure(bsr *b, uint32_t node_a, uint32_t node_b);
    port's peer is a failed link for as long as the port is down. */
 void bsr_on_local_port(bsr *b, uint16_t port, int up);
 
+/* A flow of ours towards src has no path while the failed-link database
+ * holds links: a data packet from src is worth reading (bsr_on_path_heard).
+ * O(1), for the per-packet receive path. */
+bool bsr_wants_path_from(const bsr *b, uint32_t src);
+/* A data packet came to us along p (p->node[0] its source, the last node
+ * us): every link of p is up. The learned links of p leave the database
+ * (bsr_counters.faildb_cleared_by_data) and, if any did, our flows towards
+ * the source that have no path start a round now, so that the reply (a TCP
+ * ACK) finds a path at once instead of after the next retry. */
+void bsr_on_path_heard(bsr *b, const dcn_path *p);
+
 void bsr_tick(bsr *b); /* call every ~100 ms */
 /* No flow and no failed link known: bsr_tick has nothing to time. */
 bool bsr_idle(const bsr *b);
@@ -167,6 +178,7 @@ typedef struct bsr_counters {
     uint64_t faildb_entries;   /* links in the failed-link database now */
     uint64_t faildb_expired;
     uint64_t faildb_cleared_by_probe;
+    uint64_t faildb_cleared_by_data; /* links a received data packet crossed (bsr_on_path_heard) */
     uint64_t unreachable;      /* bsr_route calls answered NULL */
 } bsr_counters;
 

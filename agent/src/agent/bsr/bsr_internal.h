@@ -45,6 +45,7 @@ struct bsr {
     uint8_t *avoid;       /* one byte per node, for the BFS alternates */
     uint32_t *port_flows; /* our flows whose current path leaves on each local port */
     uint32_t *port_bulk;  /* of those, the bulk flows */
+    uint32_t *pathless;   /* per server: our flows towards it without a current path */
     uint16_t nports;
     uint32_t next_seq;
     uint32_t recovery_rotor; /* the failed link bsr_recovery.c starts from next */

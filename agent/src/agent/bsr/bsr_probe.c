@@ -89,6 +89,8 @@ void bsr_set_current(bsr *b, bsr_flow *f, const dcn_path *p, int32_t index)
         return;
     }
     port_count(b, f, -1);
+    if (!f->cur.len != !p) /* from no path to one, or back */
+        b->pathless[f->dst] += p ? (uint32_t)-1 : 1u;
     if (p && f->cur.len) {
         f->switches++;
         f->moved_ms = b->now_ms ? b->now_ms : 1;

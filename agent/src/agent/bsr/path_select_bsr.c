@@ -78,6 +78,8 @@ void ps_on_probe_response(path_select *ps, const dcn_flow_key *k, uint32_t seq, 
 
 void ps_on_path_failure(path_select *ps, uint32_t a, uint32_t b) { bsr_on_path_failure(ps->b, a, b); }
 void ps_on_local_port(path_select *ps, uint16_t port, int up) { bsr_on_local_port(ps->b, port, up); }
+bool ps_wants_path_from(const path_select *ps, uint32_t src) { return bsr_wants_path_from(ps->b, src); }
+void ps_on_path_heard(path_select *ps, const dcn_path *p) { bsr_on_path_heard(ps->b, p); }
 
 ps_fail_match ps_failure_match(path_select *ps, const dcn_path *to_reporter, uint32_t a, uint32_t b)
 {
@@ -154,6 +156,7 @@ int ps_counters(path_select *ps, ps_counter *out, int max)
         {"faildb_entries", c.faildb_entries},
         {"faildb_expired", c.faildb_expired},
         {"faildb_cleared_by_probe", c.faildb_cleared_by_probe},
+        {"faildb_cleared_by_data", c.faildb_cleared_by_data},
         {"unreachable", c.unreachable},
     };
     int n = 0;

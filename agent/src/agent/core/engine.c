@@ -547,6 +547,19 @@ static void report_failure(engine *e, const dcn_hdr *h, const dcn_path *path, in
         e->c.path_failure_tx++;
 }
 
+/* While a flow of ours back to the sender has no path (path selection
+ * holds links failed), a data packet delivered here proves every link it
+ * crossed is up: path selection learns it before the reply (a TCP ACK) is
+ * routed. Only then is the packet's path decoded (O(hops)). */
+static void heard_path(engine *e, const dcn_hdr *h)
+{
+    if (h->flags & DCN_FLAG_SEGMENTED || !ps_wants_path_from(e->ps, h->src))
+        return;
+    dcn_path p;
+    if (eng_walk(e, h, &p) == NHA_WALK_OK && p.len >= 2 && p.node[0] == h->src && p.node[p.len - 1] == e->self)
+        ps_on_path_heard(e->ps, &p);
+}
+
 static void deliver_local(engine *e, unsigned port, const dcn_hdr *h, const uint8_t *payload,
                           const dcn_path *path)
 {
@@ -711,9 +724,10 @@ void engine_rx_frame(engine *e, unsigned port, uint8_t *frame, size_t len)
             engine_mdc_extend(e, &h, payload);
         else if (h.nhi == h.nhops && h.dst != e->self)
             e->c.drop_bad_path++; /* a cached walk of a segmented twin */
-        else if (h.nhi == h.nhops)
+        else if (h.nhi == h.nhops) {
+            heard_path(e, &h);
             deliver_local(e, port, &h, payload, NULL);
-        else
+        } else
             relay(e, port, frame, len, &h, payload, NULL, -1);
         return;
     }

@@ -58,6 +58,11 @@ typedef enum {
 } ps_fail_match;
 ps_fail_match ps_failure_match(path_select *ps, const dcn_path *to_reporter, uint32_t node_a, uint32_t node_b);
 void ps_on_local_port(path_select *ps, uint16_t port, int up);
+/* bsr_wants_path_from / bsr_on_path_heard: a data packet delivered to us
+ * proves the links it crossed are up (read only while a flow of ours back
+ * to its source has no path). */
+bool ps_wants_path_from(const path_select *ps, uint32_t src);
+void ps_on_path_heard(path_select *ps, const dcn_path *p);
 void ps_tick(path_select *ps);
 /* ps_tick has nothing to time (no flow, no failure state): the agent may
  * then tick only when the engine's own deadlines come. */
