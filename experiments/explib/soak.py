@@ -294,12 +294,15 @@ class Injector:
             self.oracle.set_down(now, down=True, **where)
         apply_failure(self.tb, kind, target, down)
         if not down:
-            if kind in ("server", "agent_kill"):  # back when restarted, not when asked
+            if kind in ("server", "agent_kill"):
+                # a path again when its agent reports ready (tick), not when
+                # restarted: until its dcn0 has an address a connection from
+                # it fails at once (EADDRNOTAVAIL; CI at 03b7165 counted
+                # one as lost where a path remained)
                 self.killed.discard(target)
-                t_up = self._pending_ready[target] = time.time()
+                self._pending_ready[target] = time.time()
             else:
-                t_up = now
-            self.oracle.set_down(t_up, down=False, **where)
+                self.oracle.set_down(now, down=False, **where)
         self.events.append({"t": now, "action": "down" if down else "up", "kind": kind,
                             "target": "-".join(target) if isinstance(target, tuple) else target})
 
@@ -312,6 +315,7 @@ class Injector:
             if st and st.get("ready"):
                 self.rejoin.append(round(time.time() - t0, 3))
                 del self._pending_ready[name]
+                self.oracle.set_down(time.time(), down=False, node=name)
         if allow_new and now >= self.next_at:
             self.next_at = now + self.rnd.expovariate(1.0 / self.mean_gap)
             if len(self.active) < self.max_down:
