@@ -509,6 +509,10 @@ class Phase:
         ip = self.w.ip_of
         sport = c.get("sport")  # None: the peer did not say (then every connection of the pair)
 
+        def ask(agent, request):
+            """The agent's JSON answer, or None when it is down or silent."""
+            return agentctl.ctl(self.tb, agent, request) if agent in self.tb.agents else None
+
         def paths(agent, to, peer_key, own_key):
             fl = agentctl.flows(self.tb, agent) if agent in self.tb.agents else None
             if fl is None:
@@ -521,14 +525,14 @@ class Phase:
             """What a new flow from agent to `to` would be given now (`dcn-ctl
             paths`: the family's path set under the agent's failed-link
             database); [] says the agent believes there is no path."""
-            r = agentctl.ctl(self.tb, agent, "paths " + to) if agent in self.tb.agents else None
+            r = ask(agent, "paths " + to)
             return [p.get("path") for p in r.get("paths", [])] if r else None
 
         def faildb(agent):
             """The links the agent holds failed (`dcn-ctl failures`): "A-B"
             for a learned link with its seconds left, "A-B local" for a port
             of its own that is down."""
-            r = agentctl.ctl(self.tb, agent, "failures") if agent in self.tb.agents else None
+            r = ask(agent, "failures")
             if not r:
                 return None
             return ["%s-%s %s" % (e["a"], e["b"], "local" if e["kind"] == "local"

@@ -232,11 +232,11 @@ void bsr_on_path_heard(bsr *b, const dcn_path *p)
 {
     if (!b || !p || p->len < 2 || !bsr_wants_path_from(b, p->node[0]) || p->node[p->len - 1] != b->self)
         return;
-    uint64_t now = bsr_now(b);
     uint32_t cleared = bsr_faildb_clear_path(&b->db, p);
     if (!cleared)
         return;
     b->c.faildb_cleared_by_data += cleared;
+    uint64_t now = bsr_now(b);
     dcn_scratch *prev = dcn_scratch_enter(&b->arena);
     for (bsr_flow *f = bsr_flow_first(&b->ft); f; f = bsr_flow_next(&b->ft, f))
         if (f->dst == p->node[0] && !f->cur.len)

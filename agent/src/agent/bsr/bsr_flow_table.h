@@ -17,7 +17,7 @@ typedef struct bsr_path_slot {
     uint32_t seq;        /* of the outstanding probe */
     uint64_t sent_ms;
     uint8_t state;       /* bsr_path_state */
-    uint8_t recovery;    /* a path of the family's set over a failed link, probed
+    uint8_t recovery;    /* a path over a link held failed (bsr_recovery.c), probed
                             only to learn that the link is back */
     dcn_path path;       /* last: only its first len nodes are written (dcn_path_copy) */
 } bsr_path_slot;

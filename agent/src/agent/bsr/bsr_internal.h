@@ -67,6 +67,10 @@ bool bsr_paths_equal(const dcn_path *a, const dcn_path *b);
  * none), keeping only well-formed paths from us to dst: the family's output
  * is trusted no further than that. Returns the count, -1 on error. */
 int bsr_family_set(bsr *b, uint32_t dst, const dcn_failures *f, dcn_pathset *out);
+/* Appends p to the flow's set, unprobed and unmeasured (recovery: a path
+ * across links held failed, never replaced by a BFS alternate); the caller
+ * checks there is room (BSR_MAX_PATHS). */
+void bsr_add_slot(bsr_flow *f, const dcn_path *p, bool recovery);
 /* The index of p in the flow's set, or -1. */
 int32_t bsr_find_in_set(const bsr_flow *f, const dcn_path *p);
 /* Adds recovery slots to the flow's set (bsr_recovery.c): the family's paths

@@ -291,6 +291,16 @@ static void send_probe(bsr *b, bsr_flow *f, uint32_t i, uint64_t now)
         b->c.probe_send_errors++; /* left pending: it times out like a lost probe */
 }
 
+void bsr_add_slot(bsr_flow *f, const dcn_path *p, bool recovery)
+{
+    bsr_path_slot *s = &f->paths[f->n_paths++];
+    dcn_path_copy(&s->path, p);
+    s->avail_mbps = BSR_AVAIL_UNKNOWN;
+    s->state = BSR_PATH_UNPROBED;
+    s->seq = 0;
+    s->recovery = recovery;
+}
+
 int32_t bsr_find_in_set(const bsr_flow *f, const dcn_path *p)
 {
     if (!p->len)
@@ -327,12 +337,7 @@ static void add_apart_path(bsr *b, bsr_flow *f)
     if (!others || dcn_bfs_path(b->t, b->self, f->dst, bsr_faildb_view(&b->db), b->avoid, &alt) < 0 ||
         bsr_find_in_set(f, &alt) >= 0)
         return;
-    bsr_path_slot *s = &f->paths[f->n_paths++];
-    dcn_path_copy(&s->path, &alt);
-    s->avail_mbps = BSR_AVAIL_UNKNOWN;
-    s->state = BSR_PATH_UNPROBED;
-    s->seq = 0;
-    s->recovery = 0;
+    bsr_add_slot(f, &alt, false);
     b->c.apart_paths_added++;
 }
 

@@ -2,24 +2,12 @@
  * so that an answer proves the links are back (bsr_probe_answer clears every
  * link a probe crossed). A link is learned failed for faildb_timeout_ms after
  * the last message that named it, and may come back long before. */
-#include <string.h>
-
 #include "bsr_internal.h"
 #include "topo/bfs.h"
 
 /* BFS tries per round for an unreachable flow: bounded work per second per
  * such flow; the starting entry rotates, so every link gets its turn. */
 #define BSR_RECOVERY_BFS_MAX 8
-
-static void add_slot(bsr_flow *f, const dcn_path *p)
-{
-    bsr_path_slot *s = &f->paths[f->n_paths++];
-    dcn_path_copy(&s->path, p);
-    s->avail_mbps = BSR_AVAIL_UNKNOWN;
-    s->state = BSR_PATH_UNPROBED;
-    s->seq = 0;
-    s->recovery = 1;
-}
 
 /* The paths of the family's own set that the repair replaced because they
  * cross a failed link. They are never replaced by BFS alternates. */
@@ -34,7 +22,7 @@ static void add_family_paths(bsr *b, bsr_flow *f)
         if (bsr_faildb_path_ok(&b->db, &set->path[j]) || bsr_faildb_path_crosses_local(&b->db, &set->path[j]) ||
             bsr_find_in_set(f, &set->path[j]) >= 0)
             continue;
-        add_slot(f, &set->path[j]);
+        bsr_add_slot(f, &set->path[j], true);
     }
 }
 
@@ -56,7 +44,7 @@ static void add_paths_across_learned(bsr *b, bsr_flow *f)
         dcn_path alt;
         if (dcn_bfs_path(b->t, b->self, f->dst, bsr_faildb_view_without(&b->db, i), NULL, &alt) == 0 &&
             bsr_find_in_set(f, &alt) < 0)
-            add_slot(f, &alt);
+            bsr_add_slot(f, &alt, true);
     }
 }
 

@@ -555,8 +555,8 @@ static void heard_path(engine *e, const dcn_hdr *h)
 {
     if (h->flags & DCN_FLAG_SEGMENTED || !ps_wants_path_from(e->ps, h->src))
         return;
-    dcn_path p;
-    if (eng_walk(e, h, &p) == NHA_WALK_OK && p.len >= 2 && p.node[0] == h->src && p.node[p.len - 1] == e->self)
+    dcn_path p; /* a good walk runs from h->src to h->dst, us */
+    if (eng_walk(e, h, &p) == NHA_WALK_OK)
         ps_on_path_heard(e->ps, &p);
 }
 
