@@ -95,7 +95,7 @@ wireshark-plugin:
 	@echo "installed $(WIRESHARK_PLUGIN_DIR)/dcn.lua"
 
 # libFuzzer harnesses (tests/fuzz/), built with clang in build-fuzz/, each
-# run FUZZ_SECONDS; FUZZ_REPORT=1 also writes results/reliability.md.
+# run FUZZ_SECONDS; FUZZ_REPORT=1 also writes its section of results/reliability.md.
 FUZZ_SECONDS ?= 60
 FUZZ_BUILD   ?= build-fuzz
 fuzz: deps

@@ -9,7 +9,8 @@
 #   --ci            the short run of `make test`: exit 77 when clang or
 #                   libFuzzer is missing, instead of failing
 #   --report FILE   write the figures (executions, corpus, coverage, crashes)
-#                   as markdown to FILE (results/reliability.md)
+#                   as the "fuzzing" section of the markdown FILE
+#                   (results/reliability.md), keeping its other sections
 #
 # New corpus units go to DIR/fuzz-run/<harness>/corpus (the tree's seeds are
 # read, never written); crash inputs to DIR/fuzz-run/<harness>/artifacts/.
@@ -25,7 +26,7 @@ while [ $# -gt 0 ]; do
     --seconds) seconds=${2:-}; shift 2 ;;
     --ci) ci=1; shift ;;
     --report) report=${2:-}; shift 2 ;;
-    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+    -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
     -*) echo "run_fuzz.sh: unknown option $1" >&2; exit 2 ;;
     *) harnesses+=("$1"); shift ;;
   esac
@@ -92,11 +93,9 @@ if [ -n "$report" ]; then
   case "$report" in /*) ;; *) report="$repo/$report" ;; esac
   mkdir -p "$(dirname "$report")"
   {
-    echo "# Reliability figures"
-    echo
-    echo "Written by \`tests/fuzz/run_fuzz.sh --report\` (\`make fuzz FUZZ_SECONDS=$seconds FUZZ_REPORT=1\`); do not edit by hand."
-    echo
     echo "## Fuzzing"
+    echo
+    echo "Written by \`tests/fuzz/run_fuzz.sh --report\` (\`make fuzz FUZZ_SECONDS=$seconds FUZZ_REPORT=1\`)."
     echo
     echo "- run: started $started, ended $(date -u '+%Y-%m-%d %H:%M UTC'), harnesses built from commit $commit"
     echo "- machine: $(nproc) cores, $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1); every harness under \`nice -n 19\`, one at a time, beside other work (1-minute load average $load_start at the start, $(cut -d' ' -f1 /proc/loadavg) at the end), so executions per second are a floor"
@@ -114,7 +113,8 @@ if [ -n "$report" ]; then
     else
       echo "Crashes were found: their inputs are in the run folder and listed in the run's output."
     fi
-  } >"$report"
-  echo "wrote $report"
+  } | /usr/bin/python3 "$repo/experiments/explib/mdsection.py" "$report" fuzzing "tests/fuzz/run_fuzz.sh --report" \
+    || exit 1
+  echo "wrote the fuzzing section of $report"
 fi
 exit $crashed

@@ -76,6 +76,12 @@ def test_soak_short(tmp_path):
     for name in ("memory.png", "goodput.png", "report.md", "connections.csv", "failures.csv", "goodput.csv"):
         assert (out / name).exists(), name
     check_stall_paths(out)
+    # the soak's section of reliability.md beside the results folder (results/reliability.md for make soak)
+    page = (tmp_path / "reliability.md").read_text()
+    assert "<!-- begin soak: written by experiments/soak; do not edit by hand -->" in page, page
+    assert "| TCP connections started / completed | %d / %d |" % (
+        s["connections_started"], s["connections_completed"]) in page, page
+    assert "| agent crashes | %d |" % s["agent_crashes"] in page and "[soak/report.md](soak/report.md)" in page, page
     for v in VERDICTS:
         assert s["verdicts"][v]["pass"] is not False, "verdict %s failed: %s\n%s" % (v, s["verdicts"][v], log[-3000:])
     assert s["valid"] and r.returncode == 0
