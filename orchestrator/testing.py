@@ -1,5 +1,6 @@
 """Helpers shared by the orchestrator's integration tests and benchmark."""
 import os
+import re
 import shlex
 import subprocess
 
@@ -128,3 +129,46 @@ def settled_inventory(before, timeout=5.0):
         if not new_since(before, now) or time.time() > deadline:
             return now
         time.sleep(0.2)
+
+
+# AddressSanitizer, LeakSanitizer and UndefinedBehaviorSanitizer reports, as
+# the shell tests match them (tests/integration/agent_netns_lib.sh)
+SANITIZER_REPORT = re.compile(rb"ERROR: (Address|Leak)Sanitizer|runtime error:")
+
+
+def log_sizes(logs=None):
+    """{path: size} of the testbed's process logs (RUN_DIR/logs: each agent's
+    .stderr and .log), the mark that sanitizer_reports() reads on from."""
+    logs = logs or os.path.join(state.STATE_DIR, "logs")
+    try:
+        names = os.listdir(logs)
+    except FileNotFoundError:
+        return {}
+    out = {}
+    for n in names:
+        p = os.path.join(logs, n)
+        try:
+            out[p] = os.path.getsize(p)
+        except OSError:
+            pass
+    return out
+
+
+def sanitizer_reports(since, logs=None, context=12):
+    """[(log, excerpt)] for every sanitizer report written to the testbed's
+    logs after the mark `since` (from log_sizes()): a sanitized agent (make
+    test runs build-test's) writes its reports to its .stderr, a leak at its
+    exit after SIGTERM included."""
+    found = []
+    for p, size in sorted(log_sizes(logs).items()):
+        start = since.get(p, 0)
+        if size <= start:
+            continue
+        with open(p, "rb") as f:
+            f.seek(start)
+            new = f.read()
+        m = SANITIZER_REPORT.search(new)
+        if m:
+            lines = new[m.start():].decode("utf-8", "replace").splitlines()
+            found.append((p, "\n".join(lines[:context])))
+    return found
