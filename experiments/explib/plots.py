@@ -18,8 +18,10 @@ def _finish(fig, ax, path, note):
     plt.close(fig)
 
 
-def bars(path, title, groups, series, ylabel, note=None):
-    """Grouped bars. groups: labels on the x axis; series: [(label, [values], style)]."""
+def bars(path, title, groups, series, ylabel, note=None, fmt="%.3g"):
+    """Grouped bars. groups: labels on the x axis; series: [(label, [values], style)];
+    each bar is labelled with its value in fmt (3 significant digits: a ratio
+    of 1.97 must not read 2)."""
     fig, ax = plt.subplots(figsize=(6.4, 3.8))
     n = len(series)
     width = 0.8 / max(1, n)
@@ -28,7 +30,7 @@ def bars(path, title, groups, series, ylabel, note=None):
         ax.bar(xs, [v if v is not None else 0 for v in vals], width, label=label, **(style or {}))
         for x, v in zip(xs, vals):
             if v is not None:
-                ax.text(x, v, "%.0f" % v, ha="center", va="bottom", fontsize=7)
+                ax.text(x, v, fmt % v, ha="center", va="bottom", fontsize=7)
     ax.set_xticks(range(len(groups)))
     ax.set_xticklabels(groups)
     ax.set_ylabel(ylabel)
