@@ -18,10 +18,15 @@ def _finish(fig, ax, path, note):
     plt.close(fig)
 
 
-def bars(path, title, groups, series, ylabel, note=None, fmt="%.3g"):
-    """Grouped bars. groups: labels on the x axis; series: [(label, [values], style)];
-    each bar is labelled with its value in fmt (3 significant digits: a ratio
-    of 1.97 must not read 2)."""
+def bar_label(v):
+    """A bar's value as printed on it: two decimals below 10 (a ratio of 1.999
+    must not read 2), one below 100, none above."""
+    return "%.2f" % v if abs(v) < 10 else "%.1f" % v if abs(v) < 100 else "%.0f" % v
+
+
+def bars(path, title, groups, series, ylabel, note=None):
+    """Grouped bars, each labelled with its value (bar_label). groups: labels
+    on the x axis; series: [(label, [values], style)]."""
     fig, ax = plt.subplots(figsize=(6.4, 3.8))
     n = len(series)
     width = 0.8 / max(1, n)
@@ -30,7 +35,7 @@ def bars(path, title, groups, series, ylabel, note=None, fmt="%.3g"):
         ax.bar(xs, [v if v is not None else 0 for v in vals], width, label=label, **(style or {}))
         for x, v in zip(xs, vals):
             if v is not None:
-                ax.text(x, v, fmt % v, ha="center", va="bottom", fontsize=7)
+                ax.text(x, v, bar_label(v), ha="center", va="bottom", fontsize=7)
     ax.set_xticks(range(len(groups)))
     ax.set_xticklabels(groups)
     ax.set_ylabel(ylabel)
