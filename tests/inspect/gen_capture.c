@@ -4,14 +4,22 @@
  * written to a pcap), plus malformed frames like the engine suite's corpus.
  *
  *   gen_capture OUTDIR   writes OUTDIR/bcube.pcap, OUTDIR/bcube.expect,
- *                        OUTDIR/mdcube.pcap, OUTDIR/mdcube.expect
+ *                        OUTDIR/mdcube.pcap, OUTDIR/mdcube.expect (source
+ *                        routing), OUTDIR/mdcube-hier.pcap and
+ *                        OUTDIR/mdcube-hier.expect (hierarchical routing:
+ *                        segmented frames, a fibre cut, "unreachable")
  *
  * A .expect file has one tab-separated line per frame: number, type, src,
  * dst (names), nhi, nhops, the path as server names with the receiver
  * marked, the raw NHAs (port/index) with the hop being crossed marked, the
  * malformed token or "-", the MDCube extension "idx/count/flow/containers"
  * or "-", the inner IPv4 source and destination or "-", the source and
- * destination as numbers (or "-" when the header is unreadable). Every data frame's
+ * destination as numbers (or "-" when the header is unreadable), the
+ * segmented flag (flags bit 1: 1 or 0; "-" when the header is unreadable),
+ * the segment start of a decoded MDCube extension or "-", and the payload
+ * of a decoded "unreachable" message of at least 16 bytes as
+ * "flow/orig dst number/orig dst name/from container/to container" or "-".
+ * Every data frame's
  * receiver (from its destination MAC) is checked to be server number NHI of
  * its path, so the NHI progression written here is the engine's, verified. */
 #include <stdarg.h>
@@ -21,6 +29,7 @@
 
 #include "agent/core/csum.h"
 #include "agent/core/engine.h"
+#include "agent/core/mdc_route.h"
 #include "agent/os/pcap_io.h"
 #include "topo/family.h"
 
@@ -49,7 +58,10 @@ struct net {
     pcap_writer *w;
     FILE *expect;
     unsigned frames, delivered;
-    int capture; /* 0 while the neighbours learn each other */
+    int capture;         /* 0 while the neighbours learn each other */
+    uint32_t cut[2];     /* a failed fibre (its two switches), or DCN_NONE */
+    uint8_t last_unreach[FMAX]; /* the last "unreachable" frame recorded */
+    size_t last_unreach_len;
 };
 
 static void die(const char *fmt, ...)
@@ -103,9 +115,10 @@ static void build(dcn_topo *t, const char *spec)
         die("%s: %s", spec, err);
 }
 
-static void net_open(net *n, const char *spec, const char *dir, const char *base)
+static void net_open(net *n, const char *spec, engine_mdcube_routing mdcube_routing, const char *dir, const char *base)
 {
     memset(n, 0, sizeof *n);
+    n->cut[0] = n->cut[1] = DCN_NONE;
     build(&n->t, spec);
     n->now_ms = 1000;
     n->ts_us = 1700000000ull * 1000000;
@@ -116,8 +129,7 @@ static void net_open(net *n, const char *spec, const char *dir, const char *base
         die("out of memory");
     engine_config cfg;
     engine_config_default(&cfg);
-    /* the MDCube capture shows source routing (the pages quote it) */
-    cfg.mdcube_routing = ENGINE_MDCUBE_SOURCE;
+    cfg.mdcube_routing = mdcube_routing;
     for (uint32_t s = 0; s < n->t.n_servers; s++) {
         n->ctx[s] = (node_ctx){n, s};
         engine_io io = {.ctx = &n->ctx[s], .now_ms = io_now, .send_frame = io_send, .deliver_ip = io_deliver};
@@ -181,9 +193,8 @@ static void record(net *n, const uint8_t *f, size_t len, const char *malformed, 
     pcapw_write(n->w, f, len, n->ts_us += 1000);
     n->frames++;
     FILE *o = n->expect;
-    const char *type_names[] = {"type-0", "data", "probe", "probe-response", "path-failure", "hello"};
     if (len < DCN_ETH_HLEN + DCN_HDR_FIXED || f[DCN_ETH_HLEN] != DCN_VERSION) {
-        fprintf(o, "%u\t-\t-\t-\t-\t-\t-\t-\t%s\t-\t-\t-\t-\t-\n", n->frames, malformed);
+        fprintf(o, "%u\t-\t-\t-\t-\t-\t-\t-\t%s\t-\t-\t-\t-\t-\t-\t-\t-\n", n->frames, malformed);
         return;
     }
     const uint8_t *p = f + DCN_ETH_HLEN;
@@ -192,8 +203,8 @@ static void record(net *n, const uint8_t *f, size_t len, const char *malformed, 
     size_t hl;
     dcn_dec_result r = dcn_hdr_decode(p, len - DCN_ETH_HLEN, &h, &hl);
     char ty[16];
-    if (p[1] >= 1 && p[1] <= 5)
-        snprintf(ty, sizeof ty, "%s", type_names[p[1]]);
+    if (p[1] >= DCN_T_DATA && p[1] <= DCN_T_UNREACH)
+        snprintf(ty, sizeof ty, "%s", dcn_type_name(p[1]));
     else
         snprintf(ty, sizeof ty, "type-%u", p[1]);
     uint32_t src = dcn_get32(p + 4), dst = dcn_get32(p + 8);
@@ -202,8 +213,10 @@ static void record(net *n, const uint8_t *f, size_t len, const char *malformed, 
     /* the path by names, when it walks */
     dcn_path path;
     unsigned bad;
+    /* a segmented path ends where its current segment ends, not at dst */
+    uint32_t end = (p[DCN_OFF_FLAGS] & DCN_FLAG_SEGMENTED) ? DCN_NONE : dst;
     int walks = strcmp(malformed, "-") == 0 && r == DCN_DEC_OK && nhops > 0 && nhi >= 1 && nhi <= nhops &&
-                nha_walk(&n->t, src, dst, p + DCN_OFF_NHA, nhops, &path, &bad) == NHA_WALK_OK;
+                nha_walk(&n->t, src, end, p + DCN_OFF_NHA, nhops, &path, &bad) == NHA_WALK_OK;
     if (walks) {
         unsigned s = 0;
         for (uint32_t i = 0; i < path.len; i++) {
@@ -240,7 +253,22 @@ static void record(net *n, const uint8_t *f, size_t len, const char *malformed, 
     } else {
         fprintf(o, "\t-\t-");
     }
-    fprintf(o, "\t%u\t%u\n", src, dst);
+    fprintf(o, "\t%u\t%u\t%u\t", src, dst, (p[DCN_OFF_FLAGS] & DCN_FLAG_SEGMENTED) ? 1u : 0u);
+    if (r == DCN_DEC_OK && (h.flags & DCN_FLAG_MDCUBE))
+        fprintf(o, "%u", h.seg_start);
+    else
+        fprintf(o, "-");
+    if (r == DCN_DEC_OK && h.type == DCN_T_UNREACH && h.payload_len >= DCN_UNREACH_PAYLOAD) {
+        const uint8_t *pl = p + hl;
+        fprintf(o, "\t0x%08x/%u/%s/%u/%u\n", dcn_get32(pl), dcn_get32(pl + 4), name(&n->t, dcn_get32(pl + 4)),
+                dcn_get32(pl + 8), dcn_get32(pl + 12));
+        if (len <= FMAX) {
+            memcpy(n->last_unreach, f, len);
+            n->last_unreach_len = len;
+        }
+    } else {
+        fprintf(o, "\t-\n");
+    }
 }
 
 /* The port of server v that faces switch sw (or sw's fiber peer), or -1. */
@@ -256,7 +284,16 @@ static int port_facing(const dcn_topo *t, uint32_t v, uint32_t sw)
     return -1;
 }
 
-/* Carries every queued frame to its receiver until the network is quiet. */
+/* Whether frames between switches a and b are lost: the fibre is cut. */
+static bool cut_between(const net *n, uint32_t a, uint32_t b)
+{
+    return n->cut[0] != DCN_NONE && a != b &&
+           ((a == n->cut[0] && b == n->cut[1]) || (a == n->cut[1] && b == n->cut[0]));
+}
+
+/* Carries every queued frame to its receiver until the network is quiet.
+ * A frame sent towards a cut fibre is captured (on the sender's port) but
+ * never arrives. */
 static void run(net *n)
 {
     while (n->qhead != n->qtail) {
@@ -270,7 +307,8 @@ static void run(net *n)
             uint32_t to = (uint32_t)buf[2] << 16 | (uint32_t)buf[3] << 8 | buf[4];
             if (n->capture)
                 record(n, buf, len, "-", to);
-            if (to < n->t.n_servers)
+            if (to < n->t.n_servers &&
+                !cut_between(n, dcn_peer(&n->t, from, buf[11]).node, dcn_peer(&n->t, to, buf[5]).node))
                 engine_rx_frame(n->e[to], buf[5], buf, len);
             continue;
         }
@@ -280,7 +318,7 @@ static void run(net *n)
         uint32_t sw = dcn_peer(&n->t, from, (uint16_t)port).node;
         for (uint32_t v = 0; v < n->t.n_servers; v++) {
             int q = v == from ? -1 : port_facing(&n->t, v, sw);
-            if (q >= 0) {
+            if (q >= 0 && !cut_between(n, sw, dcn_peer(&n->t, v, (uint16_t)q).node)) {
                 uint8_t copy[FMAX];
                 memcpy(copy, buf, len);
                 engine_rx_frame(n->e[v], (unsigned)q, copy, len);
@@ -297,6 +335,20 @@ static void learn(net *n)
         engine_send_hellos(n->e[s]);
     run(n);
     n->capture = 1;
+}
+
+/* The clock runs ms on in 100 ms ticks (hellos, the dead timer), uncaptured. */
+static void advance(net *n, uint64_t ms)
+{
+    int capture = n->capture;
+    n->capture = 0;
+    for (uint64_t t = 0; t < ms; t += 100) {
+        n->now_ms += 100;
+        for (uint32_t s = 0; s < n->t.n_servers; s++)
+            engine_tick(n->e[s]);
+        run(n);
+    }
+    n->capture = capture;
 }
 
 static uint32_t node(const net *n, const char *nm)
@@ -451,7 +503,7 @@ static void malformed_corpus(net *n)
 static void bcube_capture(const char *dir)
 {
     static net n;
-    net_open(&n, "bcube n=4 k=1", dir, "bcube");
+    net_open(&n, "bcube n=4 k=1", ENGINE_MDCUBE_SOURCE, dir, "bcube");
     learn(&n);
     /* hellos of one server, on both its ports */
     engine_send_hellos(n.e[node(&n, "h00")]);
@@ -485,12 +537,85 @@ static void bcube_capture(const char *dir)
 static void mdcube_capture(const char *dir)
 {
     static net n;
-    net_open(&n, "mdcube n=2 k=1 m=2x2", dir, "mdcube");
+    /* the MDCube capture shows source routing (the pages quote it) */
+    net_open(&n, "mdcube n=2 k=1 m=2x2", ENGINE_MDCUBE_SOURCE, dir, "mdcube");
     learn(&n);
     from_tun(&n, "h0_00", "h3_11", 5000, 6000);
     from_tun(&n, "h0_00", "h3_11", 5000, 6000);
     from_tun(&n, "h1_01", "h2_10", 5001, 6001);
     fprintf(stderr, "gen_capture: mdcube: %u frames, %u delivered\n", n.frames, n.delivered);
+    net_close(&n);
+}
+
+/* The source's entry of a flow it created at time t for dst, or NULL. */
+static const mdc_entry *source_entry(net *n, uint32_t src, uint32_t dst, uint64_t t)
+{
+    const mdc_entry *all[MDC_SLOTS];
+    int k = mdc_entries(n->e[src]->hier, all, MDC_SLOTS, n->now_ms);
+    for (int i = 0; i < k; i++)
+        if (all[i]->source && all[i]->dst == dst && all[i]->created_ms == t)
+            return all[i];
+    return NULL;
+}
+
+/* Hierarchical MDCube routing (docs/protocol.md) on the paper's 1-D MDCube
+ * of 5 containers, as in tests/unit/test_agent_mdcube_hier.c: a flow from
+ * h3_11 to h4_00 whose random jump crosses container 1, its segmented
+ * frames (each container's entry server appends its segment); then the
+ * fibre between containers 1 and 4 is cut and the dead timer runs out
+ * (uncaptured): the next packet dies before the fibre (path failure to the
+ * segment's owner in container 1), the one after gets "unreachable" from
+ * that owner back to the source, which draws another jump. Last, that
+ * "unreachable" message with its payload length cut to 8 bytes. */
+static void hier_capture(const char *dir)
+{
+    static net n;
+    net_open(&n, "mdcube n=2 k=1 m=5", ENGINE_MDCUBE_HIER, dir, "mdcube-hier");
+    learn(&n);
+    uint32_t src = node(&n, "h3_11"), dst = node(&n, "h4_00");
+    if (!n.e[src]->hier)
+        die("no hierarchical routing on the MDCube");
+    /* a source port whose flow's jump goes through container 1 (uncaptured) */
+    uint16_t sport = 0;
+    n.capture = 0;
+    for (uint16_t p = 2000; p < 2200 && !sport; p++) {
+        uint64_t t = n.now_ms;
+        from_tun(&n, "h3_11", "h4_00", p, 5201);
+        const mdc_entry *x = source_entry(&n, src, dst, t);
+        if (x && x->n_containers == 1 && x->container[0] == 1)
+            sport = p;
+    }
+    if (!sport)
+        die("no flow of h3_11 drew container 1");
+    n.capture = 1;
+    unsigned before = n.delivered;
+    from_tun(&n, "h3_11", "h4_00", sport, 5201);
+    if (n.delivered != before + 1)
+        die("the flow through container 1 was not delivered");
+    n.cut[0] = node(&n, "s1_x1");
+    n.cut[1] = node(&n, "s4_1x");
+    advance(&n, 3500);
+    uint64_t unreach = n.e[src]->c.unreach_rx;
+    int sends = 0;
+    while (n.e[src]->c.unreach_rx == unreach) {
+        if (++sends > 8)
+            die("no unreachable message reached the source");
+        from_tun(&n, "h3_11", "h4_00", sport, 5201);
+        advance(&n, 100);
+    }
+    before = n.delivered;
+    from_tun(&n, "h3_11", "h4_00", sport, 5201); /* the new jump */
+    if (n.delivered != before + 1)
+        die("the flow's new jump was not delivered");
+    if (!n.last_unreach_len || n.last_unreach[DCN_ETH_HLEN + DCN_OFF_FLAGS] != 0)
+        die("no unreachable frame (without the MDCube extension) captured");
+    uint8_t f[FMAX];
+    size_t hl = DCN_HDR_FIXED + dcn_nha_bytes(n.last_unreach[DCN_ETH_HLEN + DCN_OFF_NHOPS]);
+    memcpy(f, n.last_unreach, DCN_ETH_HLEN + hl + 8);
+    dcn_put16(f + DCN_ETH_HLEN + DCN_OFF_PLEN, 8);
+    rechecksum(f, hl);
+    record(&n, f, DCN_ETH_HLEN + hl + 8, "-", DCN_NONE); /* no malformed token: the codec accepts the header */
+    fprintf(stderr, "gen_capture: mdcube-hier: %u frames, %u delivered\n", n.frames, n.delivered);
     net_close(&n);
 }
 
@@ -501,7 +626,9 @@ int main(int argc, char **argv)
         return 2;
     }
     bcube_capture(argv[1]);
-    if (dcn_family_find("mdcube"))
+    if (dcn_family_find("mdcube")) {
         mdcube_capture(argv[1]);
+        hier_capture(argv[1]);
+    }
     return 0;
 }

@@ -30,7 +30,7 @@ from pcaptools import pcap_frames, tshark_env, tshark_fields, write_pcap
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 PATH_TOKENS = {"bad-src", "not-neighbor", "loop", "wrong-dst"}  # need the topology
-TOPO = {"bcube": "bcube n=4 k=1", "mdcube": "mdcube n=2 k=1 m=2x2"}
+TOPO = {"bcube": "bcube n=4 k=1", "mdcube": "mdcube n=2 k=1 m=2x2", "mdcube-hier": "mdcube n=2 k=1 m=5"}
 FAILURES = []
 
 
@@ -42,7 +42,7 @@ def check(cond, what):
 
 def expectations(path):
     keys = ["num", "type", "src", "dst", "nhi", "nhops", "named", "raw", "malformed", "ext", "ipsrc", "ipdst",
-            "srcid", "dstid"]
+            "srcid", "dstid", "segflag", "segstart", "unreach"]
     rows = []
     with open(path) as f:
         for line in f:
@@ -68,8 +68,11 @@ def dcn_dump(dump, pcap, *args):
             d = m.groupdict()
             w = re.search(r" MALFORMED (\S+)$", d["rest"])
             d["malformed"] = w.group(1) if w else "-"
-            e = re.search(r" mdcube (\d+)/(\d+) flow (0x[0-9a-f]+) containers (\S+)", d["rest"])
-            d["ext"] = "/".join(e.groups()) if e else "-"
+            e = re.search(r" mdcube (\d+)/(\d+) flow (0x[0-9a-f]+)(?: segment (\d+))? containers (\S+)", d["rest"])
+            d["ext"] = "/".join(e.group(1, 2, 3, 5)) if e else "-"
+            d["segment"] = (e.group(4) or "-") if e else "-"
+            u = re.search(r" flow (0x[0-9a-f]+) to (\S+): container (\d+) to (\d+) down", d["rest"])
+            d["unreach"] = "/".join(u.groups()) if u else "-"
             ip = re.search(r" ip (\d+\.\d+\.\d+\.\d+)\S* > (\d+\.\d+\.\d+\.\d+)", d["rest"])
             d["ipsrc"], d["ipdst"] = ip.groups() if ip else ("-", "-")
             d["line"] = l
@@ -99,12 +102,34 @@ def compare_dump(rows, got, topo, name):
         path = e["named"] if topo and e["named"] != "-" else e["raw"]
         check(g["path"] == path, f"{where}: path {g['path']}, expected {path}")
         check(g["ext"] == e["ext"], f"{where}: mdcube {g['ext']}, expected {e['ext']}")
+        # the segment start is printed for a segmented header's extension only
+        seg = e["segstart"] if e["ext"] != "-" and e["segflag"] == "1" else "-"
+        check(g["segment"] == seg, f"{where}: segment {g['segment']}, expected {seg}")
         if e["ipsrc"] != "-":
             check((g["ipsrc"], g["ipdst"]) == (e["ipsrc"], e["ipdst"]), f"{where}: inner ip {g['ipsrc']} > {g['ipdst']}")
+        unreach = "-"
+        if e["unreach"] != "-":  # flow/dst number/dst name/from/to
+            flow, dstid, dstname, cfrom, cto = e["unreach"].split("/")
+            unreach = "/".join([flow, dstname if topo else dstid, cfrom, cto])
+        check(g["unreach"] == unreach, f"{where}: unreachable {g['unreach']}, expected {unreach}")
+
+
+def check_hier_capture(rows):
+    """The hierarchical MDCube capture holds what the checks are for: a
+    well-formed "unreachable" message with its payload, segmented frames
+    from the source (segment start 0) and extended by a relay (above 0),
+    and the unreachable message with a short payload."""
+    good = [r for r in rows if r["malformed"] == "-"]
+    check(any(r["unreach"] != "-" for r in good), "mdcube-hier: no well-formed unreachable frame")
+    check(any(r["type"] == "unreachable" and r["unreach"] == "-" for r in good),
+          "mdcube-hier: no unreachable frame with a short payload")
+    check(any(r["segflag"] == "1" and r["segstart"] == "0" for r in good), "mdcube-hier: no segmented frame of a source")
+    check(any(r["segflag"] == "1" and r["segstart"] not in ("-", "0") for r in good),
+          "mdcube-hier: no segmented frame extended by a relay")
 
 
 def part_dcn_dump(a, tmp):
-    for base in ("bcube", "mdcube"):
+    for base in ("bcube", "mdcube", "mdcube-hier"):
         pcap, rows = os.path.join(tmp, base + ".pcap"), expectations(os.path.join(tmp, base + ".expect"))
         got, summary = dcn_dump(a.dump, pcap, "--topo", TOPO[base])
         compare_dump(rows, got, True, f"dcn-dump --topo {base}")
@@ -124,6 +149,10 @@ def part_dcn_dump(a, tmp):
             check("flow h00 > h13 udp 1000 > 2000: 7 frames, 700 bytes, 2 paths, 1 switches" in text, text)
             switched = [g["line"] for g in dcn_dump(a.dump, pcap, "--topo", TOPO[base])[0] if "[path switch]" in g["line"]]
             check(len(switched) == 1 and "path h00,[h10],h13" in switched[0], f"path switch lines: {switched}")
+        if base == "mdcube-hier":
+            check_hier_capture(rows)
+            text = "\n".join(summary)
+            check("types: data 9 path-failure 1 unreachable 2" in text, f"mdcube-hier summary: {text}")
     # live on lo (needs the right to capture): frames printed, the summary on SIGINT
     if os.geteuid() == 0:
         p = subprocess.Popen([a.dump, "-i", "lo", "--topo", TOPO["bcube"]], stdout=subprocess.PIPE,
@@ -157,7 +186,11 @@ def part_dcn_dump(a, tmp):
 
 TSHARK_FIELDS = ["frame.number", "dcn.type_name", "dcn.src", "dcn.dst", "dcn.src_name", "dcn.dst_name", "dcn.nhi",
                  "dcn.nhops", "dcn.path", "dcn.path_raw", "dcn.malformed", "dcn.mdcube.index", "dcn.mdcube.count",
-                 "dcn.mdcube.flow", "dcn.mdcube.container", "dcn.checksum.status", "ip.src", "ip.dst", "_ws.malformed"]
+                 "dcn.mdcube.flow", "dcn.mdcube.container", "dcn.checksum.status", "ip.src", "ip.dst", "_ws.malformed",
+                 "dcn.flags.segmented", "dcn.mdcube.segment_start", "dcn.unreach.flow", "dcn.unreach.orig_dst",
+                 "dcn.unreach.from_container", "dcn.unreach.to_container", "dcn.payload_short"]
+UNREACH_FIELDS = ["dcn.unreach.flow", "dcn.unreach.orig_dst", "dcn.unreach.from_container", "dcn.unreach.to_container"]
+BOOL = {"1": "1", "True": "1", "0": "0", "False": "0"}  # tshark 4.0 prints 1/0, later versions True/False
 
 
 def tshark(a, tmp, pcap, prefs):
@@ -188,19 +221,33 @@ def compare_tshark(rows, got, named, name):
         csum = {"bad-checksum": "0", "-": "1"}.get(e["malformed"])
         if csum and e["malformed"] not in PATH_TOKENS:
             check(g["dcn.checksum.status"] == csum, f"{where}: checksum status {g['dcn.checksum.status']}")
+        seg = BOOL.get(g["dcn.flags.segmented"], g["dcn.flags.segmented"])
+        check(seg == e["segflag"], f"{where}: segmented flag {g['dcn.flags.segmented']!r}, expected {e['segflag']}")
         if e["ext"] != "-":
             idx, count, flow, cont = e["ext"].split("/")
             got_ext = [g["dcn.mdcube.index"], g["dcn.mdcube.count"], g["dcn.mdcube.flow"], g["dcn.mdcube.container"] or "-"]
             check(got_ext == [idx, count, flow, cont], f"{where}: mdcube {got_ext}, expected {e['ext']}")
+            check(g["dcn.mdcube.segment_start"] == e["segstart"],
+                  f"{where}: segment start {g['dcn.mdcube.segment_start']!r}, expected {e['segstart']}")
+        got_unreach = [g[k] for k in UNREACH_FIELDS]
+        if e["unreach"] != "-":
+            flow, dstid, _, cfrom, cto = e["unreach"].split("/")
+            want_unreach = [flow, dstid, cfrom, cto]
+        else:
+            want_unreach = ["", "", "", ""]
+        check(got_unreach == want_unreach, f"{where}: unreachable {got_unreach}, expected {want_unreach}")
+        if e["malformed"] == "-":  # of the well-formed frames, only the cut unreachable message is short
+            short = e["type"] == "unreachable" and e["unreach"] == "-"
+            check(bool(g["dcn.payload_short"]) == short, f"{where}: payload_short {g['dcn.payload_short']!r}")
         if e["ipsrc"] != "-":
             check([g["ip.src"], g["ip.dst"]] == [e["ipsrc"], e["ipdst"]], f"{where}: ip {g['ip.src']} > {g['ip.dst']}")
 
 
 def mutated_frames(tmp, count=600, seed=12):
-    """The captures' frames (both) with a few header bytes changed (half of them
+    """The captures' frames (all three) with a few header bytes changed (half of them
     with the checksum fixed again, so the later checks are reached), or cut."""
     rng = random.Random(seed)
-    base = pcap_frames(os.path.join(tmp, "bcube.pcap")) + pcap_frames(os.path.join(tmp, "mdcube.pcap"))
+    base = [f for b in ("bcube", "mdcube", "mdcube-hier") for f in pcap_frames(os.path.join(tmp, b + ".pcap"))]
     out = []
     for _ in range(count):
         f = bytearray(rng.choice(base))
@@ -294,7 +341,7 @@ def part_tshark(a, tmp):
         if which == "bcube":  # gen_capture's malformed frames (the engine suite's 13 cases) are among these
             n = differential(a, tmp, pcap, bc, ["--topo", TOPO["bcube"]], f"fuzz corpus ({which})", len(frames))
             check(n >= 13, f"fuzz corpus: {n} frames flagged malformed, the engine suite's corpus has 13")
-    for base in ("bcube", "mdcube"):
+    for base in ("bcube", "mdcube", "mdcube-hier"):
         pcap, rows = os.path.join(tmp, base + ".pcap"), expectations(os.path.join(tmp, base + ".expect"))
         raw = tshark(a, tmp, pcap, [])
         compare_tshark(rows, raw, False, f"tshark {base}")

@@ -61,19 +61,30 @@ f.probe_dst = ProtoField.ipv4("dcn.probe.dst_ip", "Flow destination IP")
 f.probe_sport = ProtoField.uint16("dcn.probe.src_port", "Flow source port")
 f.probe_dport = ProtoField.uint16("dcn.probe.dst_port", "Flow destination port")
 f.probe_proto = ProtoField.uint8("dcn.probe.proto", "Flow IP protocol")
+f.probe_pad = ProtoField.uint24("dcn.probe.pad", "Padding", base.HEX)
 f.fail_a = ProtoField.uint32("dcn.failure.node_a", "Failed link, node a")
 f.fail_b = ProtoField.uint32("dcn.failure.node_b", "Failed link, node b")
 f.fail_type = ProtoField.uint8("dcn.failure.type", "Type of the dropped packet", base.DEC, TYPES)
+f.fail_pad = ProtoField.uint8("dcn.failure.pad", "Padding", base.HEX)
 f.fail_id = ProtoField.uint16("dcn.failure.id", "Id of the dropped packet")
 f.hello_port = ProtoField.uint8("dcn.hello.port", "Sender's port")
+f.hello_pad = ProtoField.uint8("dcn.hello.pad", "Padding", base.HEX)
 f.hello_ms = ProtoField.uint16("dcn.hello.interval", "Hello interval (ms)")
+f.hello_reserved = ProtoField.uint32("dcn.hello.reserved", "Reserved", base.HEX)
+f.unreach_flow = ProtoField.uint32("dcn.unreach.flow", "Flow id", base.HEX)
+f.unreach_dst = ProtoField.uint32("dcn.unreach.orig_dst", "Original destination server")
+f.unreach_from = ProtoField.uint32("dcn.unreach.from_container", "Container it was sent from")
+f.unreach_to = ProtoField.uint32("dcn.unreach.to_container", "Container it could not reach")
+f.payload_short = ProtoField.string("dcn.payload_short", "Control payload too short")
 f.malformed = ProtoField.string("dcn.malformed", "Malformed")
 
 local e_csum = ProtoExpert.new("dcn.checksum.bad", "Bad DCN header checksum", expert.group.CHECKSUM,
     expert.severity.ERROR)
 local e_malformed = ProtoExpert.new("dcn.malformed.expert", "Malformed DCN frame", expert.group.MALFORMED,
     expert.severity.ERROR)
-dcn.experts = { e_csum, e_malformed }
+local e_short = ProtoExpert.new("dcn.payload_short.expert", "DCN control payload too short", expert.group.MALFORMED,
+    expert.severity.WARN)
+dcn.experts = { e_csum, e_malformed, e_short }
 
 dcn.prefs.bcube_n = Pref.uint("BCube n", 0, "Switch ports of a full BCube_k(n); 0: no topology (raw NHAs)")
 dcn.prefs.bcube_k = Pref.uint("BCube k", 0, "Top level of the BCube (servers have k+1 ports)")
@@ -163,26 +174,53 @@ local function named_path(b, servers, nhi)
     return table.concat(parts, ",")
 end
 
-local function payload_fields(tree, tvb, off, len, ty)
-    local n = len - off
-    if (ty == 2 or ty == 3) and n >= 20 then
-        local p = tree:add(dcn, tvb(off, 20), "Probe")
+-- Control payloads by type (docs/protocol.md, "Packet types and payloads";
+-- sizes of proto.h): name and bytes. The agent drops a control packet whose
+-- payload length is below its type's size (drop_bad_payload), so such a
+-- payload is not decoded; it gets dcn.payload_short and an expert warning.
+-- This is no dcn.malformed token: the codec accepts the header, and
+-- dcn-dump (which prints no payload fields then either) says nothing.
+local PAYLOADS = { [2] = { "Probe", 20 }, [3] = { "Probe", 20 }, [4] = { "Path failure", 12 },
+    [5] = { "Hello", 8 }, [6] = { "Unreachable", 16 } }
+
+local function payload_fields(tree, tvb, off, len, ty, plen)
+    local spec = PAYLOADS[ty]
+    if not spec then return end
+    local name, size = spec[1], spec[2]
+    local n = math.min(len - off, plen) -- the bytes the agent reads: the payload length, as captured
+    if n < size then
+        local why = string.format("%s payload of %d bytes, %d expected", name:lower(), n, size)
+        local item = tree:add(f.payload_short, why)
+        item:set_generated()
+        item:add_proto_expert_info(e_short, "DCN control payload too short: " .. why)
+        return
+    end
+    local p = tree:add(dcn, tvb(off, size), name)
+    if ty == 2 or ty == 3 then
         p:add(f.probe_seq, tvb(off, 4))
         p:add(f.probe_src, tvb(off + 4, 4))
         p:add(f.probe_dst, tvb(off + 8, 4))
         p:add(f.probe_sport, tvb(off + 12, 2))
         p:add(f.probe_dport, tvb(off + 14, 2))
         p:add(f.probe_proto, tvb(off + 16, 1))
-    elseif ty == 4 and n >= 12 then
-        local p = tree:add(dcn, tvb(off, 12), "Path failure")
+        p:add(f.probe_pad, tvb(off + 17, 3))
+    elseif ty == 4 then
         p:add(f.fail_a, tvb(off, 4))
         p:add(f.fail_b, tvb(off + 4, 4))
         p:add(f.fail_type, tvb(off + 8, 1))
+        p:add(f.fail_pad, tvb(off + 9, 1))
         p:add(f.fail_id, tvb(off + 10, 2))
-    elseif ty == 5 and n >= 8 then
-        local p = tree:add(dcn, tvb(off, 8), "Hello")
+    elseif ty == 5 then
         p:add(f.hello_port, tvb(off, 1))
+        p:add(f.hello_pad, tvb(off + 1, 1))
         p:add(f.hello_ms, tvb(off + 2, 2))
+        p:add(f.hello_reserved, tvb(off + 4, 4))
+    elseif ty == 6 then
+        local b = bcube()
+        p:add(f.unreach_flow, tvb(off, 4))
+        p:add(f.unreach_dst, tvb(off + 4, 4)):append_text(" (" .. server_name(b, tvb(off + 4, 4):uint()) .. ")")
+        p:add(f.unreach_from, tvb(off + 8, 4))
+        p:add(f.unreach_to, tvb(off + 12, 4))
     end
 end
 
@@ -328,14 +366,17 @@ function dcn.dissector(tvb, pinfo, tree)
     if malformed then mark_malformed(t, pinfo, malformed) end
     t:set_len(math.min(n, len))
 
-    -- The payload: IPv4 to Wireshark's own dissector, control payloads here.
-    if n < len and (not malformed or malformed ~= "truncated") then
+    -- The payload: IPv4 to Wireshark's own dissector, control payloads here
+    -- (also an empty one: a control payload shorter than its type's is flagged).
+    if n <= len and (not malformed or malformed ~= "truncated") then
         if ty == 1 and tvb(14, 2):uint() == 0x0800 then
-            ip_dissector:call(tvb(n):tvb(), pinfo, tree)
-            -- keep the DCN summary (and any MALFORMED flag) in front of IP's
-            pinfo.cols.info:prepend(summary .. (malformed and (" [MALFORMED " .. malformed .. "]") or "") .. " | ")
+            if n < len then
+                ip_dissector:call(tvb(n):tvb(), pinfo, tree)
+                -- keep the DCN summary (and any MALFORMED flag) in front of IP's
+                pinfo.cols.info:prepend(summary .. (malformed and (" [MALFORMED " .. malformed .. "]") or "") .. " | ")
+            end
         else
-            payload_fields(t, tvb, n, len, ty)
+            payload_fields(t, tvb, n, len, ty, plen)
         end
     end
     return len
