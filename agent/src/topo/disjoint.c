@@ -185,12 +185,6 @@ static int trace(flow_state *fs, uint16_t p, dcn_path *out)
     }
 }
 
-static int by_length(const void *a, const void *b)
-{
-    const dcn_path *x = a, *y = b;
-    return (x->len > y->len) - (x->len < y->len);
-}
-
 static int disjoint(const dcn_topo *t, uint32_t src, uint32_t dst, const dcn_failures *f, uint32_t max_paths,
                     bool shared_switches, dcn_pathset *out)
 {
@@ -256,14 +250,7 @@ static int disjoint(const dcn_topo *t, uint32_t src, uint32_t dst, const dcn_fai
         while (fs.arc_flow[t->port_base[src] + p] && out->count < DCN_PATHSET_MAX)
             if (trace(&fs, p, &out->path[out->count]) == 0 && dcn_path_valid(&out->path[out->count], t, f, NULL))
                 out->count++; /* valid by construction; the check is a guard */
-    /* Stable insertion sort (the set is small): equal lengths keep port order. */
-    for (uint32_t i = 1; i < out->count; i++) {
-        for (uint32_t j = i; j > 0 && by_length(&out->path[j - 1], &out->path[j]) > 0; j--) {
-            dcn_path tmp = out->path[j];
-            out->path[j] = out->path[j - 1];
-            out->path[j - 1] = tmp;
-        }
-    }
+    dcn_pathset_sort(out); /* shortest first, stable: equal lengths keep port order */
     rc = (int)out->count;
 done:
     dcn_tmp_free(blocked);
