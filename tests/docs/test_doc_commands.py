@@ -315,7 +315,10 @@ def run_make(cmd, tmp_path):
     assigns = dict(a.split("=", 1) for a in args if "=" in a)
     assert len(targets) == 1, "%s: one target expected: %s" % (cmd.where, cmd.text)
     target = targets[0]
-    r = run(["make", "-n", "-C", REPO, "--no-print-directory"] + args)
+    # a clean environment: no MAKEFLAGS of a `make test` above us (its variables
+    # would reach this make), no TOPO or BUILD of the user's shell
+    env = {k: os.environ[k] for k in ("PATH", "HOME", "LANG") if k in os.environ}
+    r = run(["make", "-n", "-C", REPO, "--no-print-directory"] + args, env=env)
     assert r.returncode == 0, "%s: make -n %s: %s" % (cmd.where, " ".join(args), r.stderr[-600:])
     out = " ".join(r.stdout.split())
 
