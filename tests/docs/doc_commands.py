@@ -88,13 +88,15 @@ def split(text):
 def strip_comment(line):
     """(line without its trailing `# comment`, the comment): a # that starts
     a word outside quotes."""
-    quote, prev = None, " "
+    quote, prev, escaped = None, " ", False
     for i, ch in enumerate(line):
-        if quote:
+        if escaped:
+            escaped = False
+        elif ch == "\\" and quote != "'":
+            escaped = True
+        elif quote:
             if ch == quote:
                 quote = None
-            elif ch == "\\" and quote == '"':
-                pass
         elif ch in "'\"":
             quote = ch
         elif ch == "#" and prev.isspace():

@@ -777,6 +777,15 @@ def test_extraction_of_a_sample(tmp_path):
     ]
 
 
+@pytest.mark.parametrize("line,code,comment", [
+    ('tshark -Y "a == \\"x # y\\"" -T f   # c', 'tshark -Y "a == \\"x # y\\"" -T f', "c"),
+    ("a '# x' b # c", "a '# x' b", "c"),
+    ("make x# y", "make x# y", ""),
+])
+def test_comments_end_only_outside_quotes(line, code, comment):
+    assert dc.strip_comment(line) == (code, comment)
+
+
 def test_a_block_of_commands_with_a_stray_line_is_an_error(tmp_path):
     p = tmp_path / "bad.md"
     p.write_text("Run:\n\n    dcn-topo families\n    whatever this is\n")
