@@ -47,8 +47,10 @@ build: deps
 $(TEST_BUILD)/CMakeCache.txt:
 	@cmake -S . -B $(TEST_BUILD) -DCMAKE_BUILD_TYPE=Debug -DDCN_SANITIZE=ON >/dev/null
 
+# DCN_DOCS_BUILD_DIR: the documented commands (ctest doc_commands) run on the
+# Release build the docs name, not on the sanitized one
 test-unit: build $(TEST_BUILD)/CMakeCache.txt
-	@cmake -S . -B $(TEST_BUILD) >/dev/null
+	@cmake -S . -B $(TEST_BUILD) -DDCN_DOCS_BUILD_DIR=$(abspath $(BUILD)) >/dev/null
 	@cmake --build $(TEST_BUILD) -j $(JOBS)
 	@cd $(TEST_BUILD) && DCN_TEST_NO_SKIP=1 ctest --output-on-failure -j $(JOBS)
 
