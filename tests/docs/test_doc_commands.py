@@ -289,7 +289,7 @@ def make_target_checks(target, var, cmd):
     exp = {
         "testbed": ['/usr/bin/python3 orchestrator/dcn_testbed.py --build-dir build --topo "{TOPO}" {TESTBED_ARGS}'],
         "clean-testbed": ["/usr/bin/python3 orchestrator/dcn_testbed.py --clean"],
-        "test": ["cd build-test && ctest --output-on-failure", "tests/integration/run.sh build-test"],
+        "test": ["cd build-test && DCN_TEST_NO_SKIP=1 ctest --output-on-failure", "tests/integration/run.sh build-test"],
         "simulations": ["for s in experiments/sim/fig_*.py", '/usr/bin/python3 "$s"'],
         "experiments": ['experiments/$e $EXPERIMENT_ARGS', "experiments/bcube-summary", "experiments/mdcube-summary",
                         "report.write()"],
@@ -603,7 +603,7 @@ MAPPINGS = [
     (r"^nice -n 19 cmake --build build-test -j2$",
      [("Makefile", "cmake --build $(TEST_BUILD) -j $(JOBS)"), (".ci/run", "sudo make test")], "make test-unit", {}),
     (r"^cd build-test && nice -n 19 ctest --output-on-failure -j2$",
-     [("Makefile", "cd $(TEST_BUILD) && ctest --output-on-failure -j $(JOBS)"), (".ci/run", "sudo make test")],
+     [("Makefile", "cd $(TEST_BUILD) && DCN_TEST_NO_SKIP=1 ctest --output-on-failure -j $(JOBS)"), (".ci/run", "sudo make test")],
      "make test-unit", {}),
     (r".", [("tests/inspect/test_inspect.py", 'os.path.join(REPO, "docs", "inspection.md")'),
             ("tests/inspect/CMakeLists.txt", "test_inspect.py --part")],
