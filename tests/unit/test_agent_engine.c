@@ -161,7 +161,7 @@ END_TEST
 
 /* The tick waits for the engine's own deadlines while nothing else is
  * timed: the next hello, or the first neighbour that would be declared
- * dead; 100 ms once a flow exists, and with hellos of 100 ms or less. */
+ * dead; at most 100 ms once a flow exists. */
 START_TEST(tick_waits_for_the_next_deadline)
 {
     engine_config cfg;
@@ -216,11 +216,62 @@ START_TEST(tick_waits_for_the_next_deadline)
     engine_tick(&h->e);
     ck_assert_uint_eq(h->e.c.hello_tx, 4);
     ah_free(h);
-    /* fast hellos: the fixed tick, as before */
+}
+END_TEST
+
+/* Hellos shorter than the short tick keep their interval, busy or idle,
+ * and a silent neighbour is declared dead when its interval ends, not at
+ * the next short tick: with 50 ms hellos and 3 misses, 162 ms. (The tick
+ * was a fixed 100 ms: 50 ms hellos went out every 100 ms, as often as
+ * their 162 ms dead interval allows, and a death was seen up to 100 ms
+ * late.) */
+START_TEST(short_hellos_keep_their_interval)
+{
+    engine_config cfg;
+    engine_config_default(&cfg);
     cfg.hello_ms = 50;
-    h = ah_new_cfg("bcube n=2 k=1", "h01", &cfg);
+    cfg.dead_misses = 3; /* dead after 3 * 50 + 50 / 4 = 162 ms of silence */
+    harness *h = ah_new_cfg("bcube n=2 k=1", "h01", &cfg);
+    h->now = 1000;
     engine_tick(&h->e);
+    ck_assert_uint_eq(h->e.c.hello_tx, 2);
+    ck_assert_uint_eq(engine_tick_wait_ms(&h->e), 50);
+    h->now = 1050;
+    engine_tick(&h->e);
+    ck_assert_uint_eq(h->e.c.hello_tx, 4);
+    ah_hello(h, 0, H00, 0); /* dead at 1050 + 162 + 1 = 1213 */
+    /* a flow makes the engine busy: the hellos still go out every 50 ms */
+    uint8_t buf[ENGINE_HEADROOM + 200];
+    ah_ipv4(buf + ENGINE_HEADROOM, H01, H00, 5, 6, 120);
+    engine_from_tun(&h->e, buf, 120);
+    ck_assert(!engine_idle(&h->e));
+    ck_assert_uint_eq(engine_tick_wait_ms(&h->e), 50);
+    h->now = 1100;
+    engine_tick(&h->e);
+    h->now = 1150;
+    engine_tick(&h->e);
+    h->now = 1200;
+    engine_tick(&h->e);
+    ck_assert_uint_eq(h->e.c.hello_tx, 10);
+    ck_assert_uint_eq(h->e.c.neighbor_down_events, 0);
+    ck_assert_uint_eq(engine_tick_wait_ms(&h->e), 13); /* the expiry, before the hello at 1250 */
+    h->now = 1213;
+    engine_tick(&h->e);
+    ck_assert_uint_eq(h->e.c.neighbor_down_events, 1);
+    ah_free(h);
+    /* 1 s hellos, busy: the short tick, but not past an expiry */
+    cfg.hello_ms = 1000;
+    h = ah_new_cfg("bcube n=2 k=1", "h01", &cfg);
+    h->now = 1000;
+    engine_tick(&h->e);
+    ah_hello(h, 0, H00, 0); /* dead at 1000 + 3250 + 1 = 4251 */
+    engine_from_tun(&h->e, buf, 120);
+    ck_assert(!engine_idle(&h->e));
     ck_assert_uint_eq(engine_tick_wait_ms(&h->e), ENGINE_TICK_MS);
+    h->now = 4200;
+    engine_tick(&h->e); /* hellos sent at 4200, the next due at 5000 */
+    ck_assert_uint_eq(h->e.c.neighbor_down_events, 0);
+    ck_assert_uint_eq(engine_tick_wait_ms(&h->e), 51);
     ah_free(h);
 }
 END_TEST
@@ -406,6 +457,55 @@ START_TEST(random_garbage_never_crashes)
         h->nout = 0;
     }
     ck_assert(h->e.nt.e[0x00].up && h->e.nt.e[0x41].up);
+    ah_free(h);
+}
+END_TEST
+
+/* The packet that finds its first hop dead (often TCP's retransmission,
+ * after a back-off) goes out on the path selection moves the flow to; it
+ * was dropped, and TCP then waited for its next, doubled timeout. Only
+ * when no path is left is it dropped. */
+START_TEST(packet_finding_its_first_hop_dead_takes_the_new_path)
+{
+    harness *h = ah_new("bcube n=2 k=1", "h01");
+    ah_hello(h, 0, H00, 0);
+    ah_hello(h, 1, H11, 1);
+    uint8_t buf[ENGINE_HEADROOM + 200];
+    ah_ipv4(buf + ENGINE_HEADROOM, H01, H10, 5, 6, 120);
+    engine_from_tun(&h->e, buf, 120);
+    const ah_frame *f = ah_find(h, DCN_T_DATA);
+    ck_assert_ptr_nonnull(f);
+    unsigned first = f->port, other = 1 - first;
+    /* the first hop's neighbour falls silent and is declared dead */
+    h->now += 3300;
+    ah_hello(h, other, other ? H11 : H00, other);
+    engine_tick(&h->e);
+    ck_assert_uint_eq(h->e.c.neighbor_down_events, 1);
+    h->nout = 0;
+    uint64_t sent = h->e.c.tx_data_from_tun; /* (probes over the dead hop count as drops) */
+    ah_ipv4(buf + ENGINE_HEADROOM, H01, H10, 5, 6, 120);
+    engine_from_tun(&h->e, buf, 120);
+    f = ah_find(h, DCN_T_DATA);
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(f->port, other);
+    ck_assert_uint_eq(h->e.c.rerouted_at_send, 1);
+    ck_assert_uint_eq(h->e.c.tx_data_from_tun, sent + 1);
+    /* the next packet takes the new path at once */
+    h->nout = 0;
+    engine_from_tun(&h->e, buf, 120);
+    f = ah_find(h, DCN_T_DATA);
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(f->port, other);
+    ck_assert_uint_eq(h->e.c.rerouted_at_send, 1);
+    /* both neighbours dead: no path is left, and the packet is dropped */
+    h->now += 3300;
+    engine_tick(&h->e);
+    ck_assert_uint_eq(h->e.c.neighbor_down_events, 2);
+    h->nout = 0;
+    sent = h->e.c.tx_data_from_tun;
+    engine_from_tun(&h->e, buf, 120);
+    ck_assert_ptr_null(ah_find(h, DCN_T_DATA));
+    ck_assert_uint_eq(h->e.c.tx_data_from_tun, sent);
     ah_free(h);
 }
 END_TEST
@@ -793,6 +893,8 @@ int main(void)
     tcase_add_test(tc, probe_destination_answers_on_the_reverse_path);
     tcase_add_test(tc, carrier_loss_downs_neighbors_at_once);
     tcase_add_test(tc, tick_waits_for_the_next_deadline);
+    tcase_add_test(tc, short_hellos_keep_their_interval);
+    tcase_add_test(tc, packet_finding_its_first_hop_dead_takes_the_new_path);
     tcase_add_test(tc, hello_before_carrier_up_clears_the_failed_link);
     tcase_add_test(tc, pcap_replay_through_the_seam);
     tcase_add_test(tc, mdcube_extension_end_to_end);

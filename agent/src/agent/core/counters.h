@@ -26,6 +26,7 @@
     X(segment_extended)     /* MDCube: data whose segment ended here, sent on with ours appended */              \
     X(unreach_tx)           /* MDCube: "destination unreachable" sent to a source */                             \
     X(unreach_rx)           /* MDCube: addressed to us, for a flow of ours */                                    \
+    X(rerouted_at_send)     /* from TUN: first hop down; path selection told, the packet routed again */         \
     X(neighbor_up_events)                                                                                         \
     X(neighbor_down_events)                                                                                       \
     X(carrier_events)                                                                                             \

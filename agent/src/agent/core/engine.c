@@ -773,19 +773,31 @@ void engine_from_tun(engine *e, uint8_t *buf, size_t len)
         engine_mdc_from_tun(e, ip, len, dst, &k);
         return;
     }
-    const dcn_path *path = ps_route(e->ps, &k, dst, (uint32_t)len);
-    const engine_tx_path *tp = path ? tx_path(e, path) : NULL;
-    if (!tp || tp->nhops <= 0) {
-        e->c.drop_no_route++;
-        return;
-    }
-    neigh_entry *ne = &e->nt.e[tp->nha[0]];
-    if (!eng_hop_usable(e, ne)) {
-        e->c.drop_next_hop_down++;
+    /* a first hop found down tells path selection at once (as a path
+     * failure message would), and the packet is routed again, once: the
+     * packet that finds the failure (often TCP's retransmission, after a
+     * back-off) goes out on the new path instead of being lost */
+    const dcn_path *path;
+    const engine_tx_path *tp;
+    neigh_entry *ne;
+    for (int attempt = 0;; attempt++) {
+        path = ps_route(e->ps, &k, dst, attempt ? 0u : (uint32_t)len);
+        tp = path ? tx_path(e, path) : NULL;
+        if (!tp || tp->nhops <= 0) {
+            e->c.drop_no_route++;
+            return;
+        }
+        ne = &e->nt.e[tp->nha[0]];
+        if (eng_hop_usable(e, ne))
+            break;
         uint32_t a, b;
         eng_failed_link(e, path, 0, (int)tp->first_pos, ne->port, &a, &b);
         ps_on_path_failure(e->ps, a, b);
-        return;
+        if (attempt) {
+            e->c.drop_next_hop_down++;
+            return;
+        }
+        e->c.rerouted_at_send++;
     }
     dcn_hdr h = {.type = DCN_T_DATA, .nhops = (uint8_t)tp->nhops, .nhi = 1, .src = e->self, .dst = dst,
                  .pkt_id = e->next_pkt_id++, .proto = DCN_PROTO_IPV4, .payload_len = (uint16_t)len, .nha = tp->nha};
@@ -871,8 +883,17 @@ bool engine_idle(const engine *e) { return !e->hier && ps_idle(e->ps); }
 
 uint32_t engine_tick_wait_ms(const engine *e)
 {
-    if (!engine_idle(e) || e->cfg.hello_ms <= ENGINE_TICK_MS)
-        return ENGINE_TICK_MS;
+    /* at most the short tick while path selection has timers running, at
+     * most the hello interval (and the short tick) while only hellos and
+     * expiries are timed; never past the next hello or expiry, so that
+     * hellos shorter than the short tick keep their interval and a silent
+     * neighbour is declared dead when its interval ends, not up to a tick
+     * later */
+    uint64_t cap = ENGINE_TICK_MS;
+    if (engine_idle(e) && e->cfg.hello_ms > ENGINE_TICK_MS)
+        cap = e->cfg.hello_ms;
+    if (!e->cfg.hello_ms)
+        return (uint32_t)cap;
     uint64_t t = eng_now(e);
     uint64_t due = hello_due_ms(e);
     uint64_t expiry = neigh_next_expiry(&e->nt, dead_interval_ms(e));
@@ -881,8 +902,8 @@ uint32_t engine_tick_wait_ms(const engine *e)
     uint64_t wait = due > t ? due - t : 0;
     if (wait < ENGINE_TICK_MIN_MS)
         wait = ENGINE_TICK_MIN_MS;
-    if (wait > e->cfg.hello_ms)
-        wait = e->cfg.hello_ms;
+    if (wait > cap)
+        wait = cap;
     return (uint32_t)wait;
 }
 

@@ -129,11 +129,13 @@ void engine_tick(engine *e);
 /* The tick period while path selection or MDCube routing has timers
  * running (flows, probes, failed links). */
 #define ENGINE_TICK_MS 100
-/* How long the agent may wait before the next engine_tick: ENGINE_TICK_MS
- * while engine_idle() is false; otherwise until the next hello is due or
- * the first neighbour would be declared dead, at least ENGINE_TICK_MIN_MS
- * and at most the hello interval. An idle agent with 1 s hellos ticks about
- * once a second instead of ten times (thousands of agents share 2 cores). */
+/* How long the agent may wait before the next engine_tick: until the next
+ * hello is due or the first neighbour would be declared dead, at least
+ * ENGINE_TICK_MIN_MS, and at most ENGINE_TICK_MS while engine_idle() is
+ * false, else at most the longer of the hello interval and ENGINE_TICK_MS.
+ * An idle agent with 1 s hellos ticks about once a second instead of ten
+ * times (thousands of agents share 2 cores); hellos of 50 ms go out every
+ * 50 ms, and a neighbour is declared dead when its interval ends. */
 #define ENGINE_TICK_MIN_MS 5
 uint32_t engine_tick_wait_ms(const engine *e);
 /* Nothing but hellos and neighbour expiry to time. */
