@@ -108,7 +108,7 @@ def parse_args(argv):
     ap.add_argument("--server-link", default="", help="TCLink options for server links, e.g. bw=100,delay=1ms")
     ap.add_argument("--highspeed-link", default="", help="TCLink options for MDCube inter-container links (default: twice the server link rate)")
     ap.add_argument("--mtu", type=int, default=linkclass.DEFAULT_MTU)
-    ap.add_argument("--hello-ms", type=int, default=100, help="agent hello period (fast setting: 100)")
+    ap.add_argument("--hello-ms", type=int, default=100, help="agent hello period (default %(default)s; the papers': 1000)")
     ap.add_argument("--dead-misses", type=int, default=3)
     ap.add_argument("--no-agent", action="store_true", help="plain L2 bring-up without agents")
     ap.add_argument("--ready-timeout", type=float, default=None)

@@ -32,6 +32,8 @@ CPU_LIMIT = 0.90          # a run above this is not a result
 SATURATION_TOLERANCE = 0.05
 BUSY_CHECK_MIN_S = 5.0  # seconds of backlogged periods a link needs before its invariant can pass it
 PAPER_LINK_MBPS = 1000.0  # the papers' testbeds: GbE server links
+PAPER_HELLO_MS = 1000     # the papers' timers: 1 s hellos, 3 misses
+FAST_HELLO_MS = 50        # the fast setting: 3 misses in 150 ms, as BFD's common 50 ms x 3
 CAPACITY_SUMMARY = os.path.join(RESULTS, "capacity", "summary.json")
 FALLBACK_CHOICE = {"switch": "lxbr", "mtu": 9000, "link_mbps": 20, "light_switch": "lxbr"}
 
@@ -158,8 +160,12 @@ class Experiment:
                        help="frames under %d bytes (TCP ACKs, the agents' control packets) ahead of the data "
                             "in every shaped link (default %%(default)s; docs/experiments.md, "
                             "'Small frames first')" % linkclass.SMALL_BYTES)
-        g.add_argument("--hello-ms", type=int, default=1000,
-                       help="agent hello period (default 1000, the papers'; the fast setting is 100)")
+        g.add_argument("--hello-ms", type=int, default=PAPER_HELLO_MS,
+                       help="agent hello period (default %(default)s, the papers')")
+        g.add_argument("--fast-hello-ms", type=int, default=FAST_HELLO_MS,
+                       help="hello period of the fast setting, in the failure experiments' second run "
+                            "(default %(default)s: with 3 misses, detection in 150-200 ms, as BFD's "
+                            "common 50 ms x 3; docs/experiments.md, 'The fast setting')")
         g.add_argument("--size-scale", type=float, default=1.0,
                        help="transfer sizes as a fraction of the paper's scaled to the link rate "
                             "(1: the paper's bytes x link-mbps/1000, so durations match the paper's)")
@@ -189,8 +195,8 @@ class Experiment:
             self.ap.error("--link-mbps must be 1..10000")
         if not 0 < a.size_scale <= 10:
             self.ap.error("--size-scale must be in (0, 10]")
-        if a.hello_ms < 10:
-            self.ap.error("--hello-ms must be >= 10")
+        if a.hello_ms < 10 or a.fast_hello_ms < 10:
+            self.ap.error("--hello-ms and --fast-hello-ms must be >= 10")
         if a.queue_pkts is not None and not 1 <= a.queue_pkts <= 100000:
             self.ap.error("--queue-pkts must be 1..100000")
         if a.tiny:
