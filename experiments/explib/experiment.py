@@ -33,7 +33,7 @@ SATURATION_TOLERANCE = 0.05
 BUSY_CHECK_MIN_S = 5.0  # seconds of backlogged periods a link needs before its invariant can pass it
 PAPER_LINK_MBPS = 1000.0  # the papers' testbeds: GbE server links
 PAPER_HELLO_MS = 1000     # the papers' timers: 1 s hellos, 3 misses
-FAST_HELLO_MS = 50        # the fast setting: 3 misses in 150 ms, as BFD's common 50 ms x 3
+FAST_HELLO_MS = 50        # the fast setting, as BFD's common 50 ms x 3: dead after 3 x 50 + 50 / 4 = 162 ms
 CAPACITY_SUMMARY = os.path.join(RESULTS, "capacity", "summary.json")
 FALLBACK_CHOICE = {"switch": "lxbr", "mtu": 9000, "link_mbps": 20, "light_switch": "lxbr"}
 
