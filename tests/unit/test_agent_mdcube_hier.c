@@ -427,6 +427,27 @@ START_TEST(hier_fibre_failure_unreachable_and_new_jump)
 }
 END_TEST
 
+/* The relay that finds the fibre to the next container dead tells the
+ * source at once: the first packet after the failure is lost and brings
+ * the unreachable message, the second takes a new jump. (The relay told
+ * only the segment's owner, which told the source on the flow's next
+ * packet: on a stalled TCP connection, one more of its timeouts.) */
+START_TEST(hier_fibre_failure_first_packet_brings_the_new_jump)
+{
+    uint16_t sport;
+    net *nw = net_flow_via_1(&sport);
+    net_fail(nw, "s1_x1", "s4_1x");
+    net_time(nw, 3500);
+    harness *src = nw->h[tu_node(nw->t, "h3_11")];
+    ck_assert_uint_eq(net_send(nw, "h3_11", "h4_00", sport), 0);
+    ck_assert_uint_eq(src->e.c.unreach_rx, 1);
+    ck_assert_uint_eq(net_send(nw, "h3_11", "h4_00", sport), 1);
+    ck_assert_uint_eq(src->e.hier->c.jump_changes, 1);
+    ck_assert(!path_crosses(nw, "s1_x1", "s4_1x"));
+    net_free(nw);
+}
+END_TEST
+
 /* Relayed packets and repeated segments allocate nothing: the table is
  * fixed; flows beyond it replace the least recently used entries. */
 START_TEST(hier_table_is_bounded)
@@ -541,6 +562,7 @@ int main(void)
         tcase_add_test(tc, hier_inner_failure_repaired_inside_the_container);
         tcase_add_test(tc, hier_inner_failure_reported_to_the_segment_owner);
         tcase_add_test(tc, hier_fibre_failure_unreachable_and_new_jump);
+    tcase_add_test(tc, hier_fibre_failure_first_packet_brings_the_new_jump);
         tcase_add_test(tc, hier_table_is_bounded);
         tcase_add_test(tc, source_mode_has_no_segments);
         tcase_add_test(tc, hier_segment_end_with_bad_dst_is_dropped);

@@ -524,6 +524,15 @@ static void report_failure(engine *e, const dcn_hdr *h, const dcn_path *path, in
 {
     uint32_t a, b;
     eng_failed_link(e, path, pos, next, port, &a, &b);
+    if (e->hier && (h->flags & DCN_FLAG_SEGMENTED) && h->type == DCN_T_DATA && dcn_kind(e->t, a) == DCN_SWITCH &&
+        dcn_kind(e->t, b) == DCN_SWITCH) {
+        /* the fibre to the next container is down: one fibre joins two
+         * containers, so no segment inside ours can repair it, and the
+         * source is told at once to take another jump (the segment's owner
+         * would tell it only on the flow's next packet, after another of
+         * TCP's timeouts); the owner still learns the link below */
+        engine_mdc_unreach(e, h, path, pos, e->container_of[path->node[next]]);
+    }
     int owner = (h->flags & DCN_FLAG_SEGMENTED) ? nha_server_pos(e->t, path, h->seg_start) : 0;
     if (owner < 0 || owner > pos)
         return;

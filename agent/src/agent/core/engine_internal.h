@@ -42,5 +42,8 @@ uint32_t eng_flow_id(const dcn_flow_key *k);
  * and a segmented packet whose path ends here short of its destination. */
 void engine_mdc_from_tun(engine *e, uint8_t *ip, size_t len, uint32_t dst, const dcn_flow_key *k);
 void engine_mdc_extend(engine *e, const dcn_hdr *h, const uint8_t *payload);
+/* "Destination unreachable" for h's flow to its source, from path position
+ * pos (ours) back: container next_c cannot be reached from ours. */
+void engine_mdc_unreach(engine *e, const dcn_hdr *h, const dcn_path *path, int pos, uint32_t next_c);
 
 #endif

@@ -10,7 +10,7 @@
 
 /* MDCube: no route from our container to the next one (its fibre is
  * down): "destination unreachable" to the source along the reverse path. */
-static void send_unreach(engine *e, const dcn_hdr *h, const dcn_path *path, int pos, uint32_t next_c)
+void engine_mdc_unreach(engine *e, const dcn_hdr *h, const dcn_path *path, int pos, uint32_t next_c)
 {
     if (pos <= 0 || !eng_failure_rate_ok(e, h->src))
         return;
@@ -175,6 +175,6 @@ void engine_mdc_extend(engine *e, const dcn_hdr *h, const uint8_t *payload)
         return;
     const uint32_t *rest;
     unsigned nrest = rest_of(e, h, &rest);
-    send_unreach(e, h, &path, (int)path.len - 1, nrest ? rest[0] : e->container_of[h->dst]);
+    engine_mdc_unreach(e, h, &path, (int)path.len - 1, nrest ? rest[0] : e->container_of[h->dst]);
 }
 
