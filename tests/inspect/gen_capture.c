@@ -563,10 +563,11 @@ static const mdc_entry *source_entry(net *n, uint32_t src, uint32_t dst, uint64_
  * h3_11 to h4_00 whose random jump crosses container 1, its segmented
  * frames (each container's entry server appends its segment); then the
  * fibre between containers 1 and 4 is cut and the dead timer runs out
- * (uncaptured): the next packet dies before the fibre (path failure to the
- * segment's owner in container 1), the one after gets "unreachable" from
- * that owner back to the source, which draws another jump. Last, that
- * "unreachable" message with its payload length cut to 8 bytes. */
+ * (uncaptured): the next packet dies before the fibre, and the relay there
+ * sends "unreachable" back to the source and the path failure to the
+ * segment's owner in container 1; the source draws another jump for the
+ * packet after. Last, that "unreachable" message with its payload length
+ * cut to 8 bytes. */
 static void hier_capture(const char *dir)
 {
     static net n;

@@ -152,7 +152,7 @@ def part_dcn_dump(a, tmp):
         if base == "mdcube-hier":
             check_hier_capture(rows)
             text = "\n".join(summary)
-            check("types: data 9 path-failure 1 unreachable 2" in text, f"mdcube-hier summary: {text}")
+            check("types: data 8 path-failure 1 unreachable 3" in text, f"mdcube-hier summary: {text}")
     # live on lo (needs the right to capture): frames printed, the summary on SIGINT
     if os.geteuid() == 0:
         p = subprocess.Popen([a.dump, "-i", "lo", "--topo", TOPO["bcube"]], stdout=subprocess.PIPE,
