@@ -205,8 +205,12 @@ def main(argv=None):
             if why:
                 say_err("dcn_testbed: %s; tearing down" % why)
         elif a.hold:
-            tb.log("*** holding the testbed up (pid %d); SIGTERM or Ctrl-C tears it down" % os.getpid())
+            # the handler first: a caller that waits for this line and then
+            # sends SIGINT must find it installed (a process started in the
+            # background inherits SIGINT ignored, and the signal was lost:
+            # the teardown waited forever, seen in CI)
             signal.signal(signal.SIGINT, _on_signal)
+            tb.log("*** holding the testbed up (pid %d); SIGTERM or Ctrl-C tears it down" % os.getpid())
             # Not signal.pause(): a signal that lands after Python's last
             # check and before the pause() call is handled only at the next
             # signal, so the teardown waited forever (seen once in CI). A
