@@ -110,6 +110,7 @@ class BringUp:
         self._started = True
         self.state.save()
         state.kill_point("state-saved")
+        self._raise_ovs_forwarder()
         os.makedirs(os.path.join(RUN_DIR, "logs"), exist_ok=True)
 
         if self.agent_mode:  # dcn-ctl and dcn-agent on the hosts' PATH (CLI: `h00 dcn-ctl -n h00 status`)
@@ -131,6 +132,35 @@ class BringUp:
         self.log("*** testbed up in %.1f s (%s)" % (self.timings["total"], ", ".join(
             "%s %.1fs" % (k, v) for k, v in self.timings.items() if k != "total")))
         return self
+
+    def _raise_ovs_forwarder(self):
+        """With OVS's userspace datapath, its forwarding thread (ovs-vswitchd's
+        main thread) at real-time priority for the run (ovs.raise_forwarder),
+        recorded in the state file first, so that the teardown, or the clean
+        of a killed run, gives it back its policy. Off with ovs_rt=False."""
+        if not (self.is_ovs and self.datapath == "netdev" and self.ovs_rt):
+            return
+        pid = ovs.vswitchd_pid()
+        before = ovs.thread_sched(pid) if pid else None
+        if before is None:
+            self.log("*** warning: ovs-vswitchd's pid not found; it forwards at its own priority")
+            return
+        if before == (ovs.FORWARDER_POLICY, ovs.FORWARDER_PRIORITY):
+            return  # already there (set by its owner): nothing to give back
+        ref = state.proc_ref(pid, "ovs-vswitchd")
+        ref.update(policy=before[0], priority=before[1])
+        self.state.data["ovs_forwarder"] = ref
+        self.state.save()
+        got = ovs.raise_forwarder(pid)
+        if isinstance(got, str):
+            del self.state.data["ovs_forwarder"]
+            self.state.save()
+            self.log("*** warning: %s; OVS forwards at its own priority (it loses frames at a few hundred "
+                     "ports, docs/testbed.md)" % got)
+            return
+        self.log("*** ovs-vswitchd's forwarding thread (pid %d) at %s %d for this run (was %s %d)" % (
+            pid, ovs.policy_name(ovs.FORWARDER_POLICY), ovs.FORWARDER_PRIORITY, ovs.policy_name(before[0]),
+            before[1]))
 
     def _check_names_free(self):
         """The bridges and switch ports this run would create must not exist:
@@ -176,8 +206,8 @@ class BringUp:
         ports = len(self._root_ifnames())
         if self.is_ovs and self.datapath == "netdev" and ports > ovs.NETDEV_PORTS_SEEN_OK:
             self.log("*** warning: %d switch ports on OVS's userspace datapath, which forwards in one thread; "
-                     "above %d it has lost pings here (docs/testbed.md); --switch lxbr carries this size"
-                     % (ports, ovs.NETDEV_PORTS_SEEN_OK))
+                     "above %d it has carried traffic here only slowly, or lost it (docs/testbed.md); "
+                     "--switch lxbr carries this size" % (ports, ovs.NETDEV_PORTS_SEEN_OK))
         self.log("*** link classes (scaled down; change with --server-link / --highspeed-link):")
         for line in linkclass.plan_lines(w.family, kinds, self.server_link, self.highspeed_link, self.mtu):
             self.log("***   " + line)

@@ -105,6 +105,9 @@ def parse_args(argv):
                          "afxdp-nonpmd ports), lxbr (Linux bridges)")
     ap.add_argument("--datapath", choices=("system", "netdev"), default=None,
                     help="OVS datapath (default: kernel if the module is available, else netdev)")
+    ap.add_argument("--ovs-forwarder", choices=("rt", "normal"), default="rt",
+                    help="OVS userspace datapath: its forwarding thread (ovs-vswitchd's main thread) at real-time "
+                         "priority while the run lasts (rt, the default), or left as it is (normal)")
     ap.add_argument("--server-link", default="", help="TCLink options for server links, e.g. bw=100,delay=1ms")
     ap.add_argument("--highspeed-link", default="", help="TCLink options for MDCube inter-container links (default: twice the server link rate)")
     ap.add_argument("--mtu", type=int, default=linkclass.DEFAULT_MTU)
@@ -178,7 +181,7 @@ def main(argv=None):
                      server_link=a.server_params, highspeed_link=a.hs_params, mtu=a.mtu,
                      hello_ms=a.hello_ms, dead_misses=a.dead_misses,
                      agent=False if a.no_agent else None, ready_timeout=a.ready_timeout, log=say,
-                 capture=a.capture, capture_dir=a.capture_dir)
+                     capture=a.capture, capture_dir=a.capture_dir, ovs_rt=a.ovs_forwarder == "rt")
         tb.preflight()
     except TestbedError as e:
         say_err("dcn_testbed: %s" % " ".join(str(e).split()))

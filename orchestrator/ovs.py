@@ -88,8 +88,10 @@ AFXDP_MEM_SHARE = 0.6
 
 
 # The most switch ports an OVS userspace-datapath run has been seen to carry
-# the smoke check with here (BCube_2 n=4); at 1024 it lost most pings, as one
-# thread forwards for every port (docs/testbed.md, "Why OVS fails at 256 servers").
+# the smoke check with here at full rate (BCube_2 n=4). At 1024, one thread
+# forwarding for every port answers the pings only at real-time priority,
+# and carries a relayed TCP connection at well under 1 Mb/s (docs/testbed.md,
+# "Why OVS failed at 256 servers").
 NETDEV_PORTS_SEEN_OK = 192
 
 
@@ -181,3 +183,55 @@ def del_bridges(names):
     if todo:
         vsctl_batch([["--if-exists", "del-br", n] for n in todo], chunk=512, wait=vswitchd_running())
     return len(todo)
+
+
+# The userspace (netdev) datapath forwards every non-PMD port (every veth)
+# in ovs-vswitchd's main thread. On a box shared with hundreds of agents,
+# each frame it sends wakes the agent behind that port, which preempts it
+# (docs/testbed.md, "Why OVS failed at 256 servers"); a run raises that one
+# thread to the lowest real-time priority, so that it forwards until it has
+# nothing left and then sleeps, and gives it back its policy at teardown.
+FORWARDER_POLICY = os.SCHED_RR
+FORWARDER_PRIORITY = 1
+_POLICY_NAMES = {os.SCHED_OTHER: "SCHED_OTHER", os.SCHED_FIFO: "SCHED_FIFO", os.SCHED_RR: "SCHED_RR",
+                 os.SCHED_BATCH: "SCHED_BATCH", os.SCHED_IDLE: "SCHED_IDLE"}
+
+
+def policy_name(policy):
+    return _POLICY_NAMES.get(policy, str(policy))
+
+
+def thread_sched(tid):
+    """(policy, priority) of thread tid, or None when it is gone."""
+    try:
+        return os.sched_getscheduler(tid), os.sched_getparam(tid).sched_priority
+    except OSError:
+        return None
+
+
+def raise_forwarder(pid):
+    """Put ovs-vswitchd's main thread (tid == pid) at FORWARDER_POLICY and
+    FORWARDER_PRIORITY. Returns (previous policy, previous priority), or a
+    one-line reason (str) when it cannot be done (the caller warns and goes
+    on at the normal priority)."""
+    before = thread_sched(pid)
+    if before is None:
+        return "ovs-vswitchd (pid %d) is not running" % pid
+    try:
+        os.sched_setscheduler(pid, FORWARDER_POLICY, os.sched_param(FORWARDER_PRIORITY))
+    except OSError as e:
+        return "cannot set %s %d on ovs-vswitchd (pid %d): %s" % (
+            policy_name(FORWARDER_POLICY), FORWARDER_PRIORITY, pid, e.strerror)
+    return before
+
+
+def restore_forwarder(pid, policy, priority):
+    """Give the thread back the policy it had, if it still has the one a run
+    set (someone else may have changed it since). True when restored."""
+    if thread_sched(pid) != (FORWARDER_POLICY, FORWARDER_PRIORITY):
+        return False
+    try:
+        os.sched_setscheduler(pid, policy, os.sched_param(priority))
+    except OSError:
+        return False
+    return True

@@ -275,6 +275,16 @@ def delete_switch_side(data):
     return {"bridges": n_bridges, "links": len(gone - set(bridges))}
 
 
+def restore_ovs_forwarder(data):
+    """Give ovs-vswitchd's main thread back the scheduling policy the run
+    recorded before raising it (`ovs_forwarder`), if it is the same process
+    and still has the policy the run set. True when restored."""
+    ref = data.get("ovs_forwarder")
+    if not ref or not same_process(ref):
+        return False
+    return ovs.restore_forwarder(ref["pid"], ref["policy"], ref["priority"])
+
+
 def clean_from_state(data, log=print):
     """Remove what a (dead) run recorded. Returns a summary dict."""
     summary = {"procs": 0, "bridges": 0, "links": 0, "hosts": 0, "sockets": 0}
@@ -291,6 +301,7 @@ def clean_from_state(data, log=print):
     idents = [i for i in (recorded_netns_still_ours(h, nsmap) for h in data.get("hosts", [])) if i]
     summary["procs"] += stop_netns_processes(idents, exclude={h["pid"] for h in data.get("hosts", [])})
     summary.update(delete_switch_side(data))
+    restore_ovs_forwarder(data)
     kill_point("clean-bridges")
     hosts = [h for h in data.get("hosts", []) if same_process(h)]
     for h in hosts:

@@ -31,8 +31,8 @@ class Teardown:
         # Host shells go before the root-side veths: a dying namespace removes
         # all its devices (and so their peers) in one batch, far faster than
         # deleting thousands of veths one by one.
-        for step in (self._stop_captures, self._stop_processes, self._stop_namespace_processes, self._delete_bridges, self._stop_hosts,
-                     self._delete_root_links, self._remove_sockets):
+        for step in (self._stop_captures, self._stop_processes, self._stop_namespace_processes, self._delete_bridges,
+                     self._restore_ovs_forwarder, self._stop_hosts, self._delete_root_links, self._remove_sockets):
             state.kill_point("teardown-" + step.__name__.strip("_"))
             try:
                 step()
@@ -76,6 +76,14 @@ class Teardown:
 
     def _delete_bridges(self):
         state.delete_switch_side(self.state.data)
+
+    def _restore_ovs_forwarder(self):
+        """ovs-vswitchd's main thread back at the policy it had before the
+        run (BringUp._raise_ovs_forwarder), once the run's bridges are gone."""
+        if state.restore_ovs_forwarder(self.state.data):
+            ref = self.state.data["ovs_forwarder"]
+            self.log("*** ovs-vswitchd (pid %d) back at %s %d" % (ref["pid"], ovs.policy_name(ref["policy"]),
+                                                                 ref["priority"]))
 
     def _delete_root_links(self):
         rl = netops.wait_links_gone(self.state.data.get("root_links", []))

@@ -34,7 +34,7 @@ class Testbed(BringUp, Agents, Failures, Captures, Teardown):
     def __init__(self, build_dir, spec, switch="ovs", datapath=None, server_link=None,
                  highspeed_link=None, mtu=linkclass.DEFAULT_MTU, hello_ms=100, dead_misses=3,
                  agent=None, ready_timeout=None, state_path=state.STATE_FILE, log=None,
-                 agent_args=(), event_log=None, capture=(), capture_dir=None):
+                 agent_args=(), event_log=None, capture=(), capture_dir=None, ovs_rt=True):
         self.build_dir = build_dir
         self.spec = spec
         if switch not in SWITCH_KINDS:
@@ -48,6 +48,9 @@ class Testbed(BringUp, Agents, Failures, Captures, Teardown):
                 raise TestbedError("--switch ovs-afxdp needs the netdev (userspace) datapath")
             datapath = "netdev"
         self.datapath = datapath
+        # the userspace datapath's forwarding thread at real-time priority
+        # while the run lasts (BringUp._raise_ovs_forwarder)
+        self.ovs_rt = ovs_rt
         self.server_link = dict(linkclass.DEFAULT_SERVER if server_link is None else server_link)
         self.highspeed_link = dict(linkclass.highspeed_default(self.server_link) if highspeed_link is None
                                    else highspeed_link)

@@ -1,11 +1,14 @@
 """Guards around OVS. A run's bridges leave OVS's database even when
 ovs-vswitchd is gone (ovs.del_bridges); AF_XDP ports are refused beyond the
 memory they would need (ovs.afxdp_memory_problem); the plan warns when the
-userspace datapath gets more switch ports than it was seen to carry. Seen: ovs-vswitchd OOM-killed while adding AF_XDP ports,
+userspace datapath gets more switch ports than it was seen to carry; a
+netdev run raises the forwarding thread to real-time priority and gives it
+its policy back (at teardown, or at the clean of a killed run). Seen: ovs-vswitchd OOM-killed while adding AF_XDP ports,
 and the teardown then left 103 bridges in the database, which the next
 ovs-vswitchd would have built again. No root needed: a stand-in ovs-vsctl on
 PATH and pid files in a folder of the test's; the machine's OVS daemons are
 never touched."""
+import json
 import os
 import subprocess
 import sys
@@ -13,7 +16,7 @@ import sys
 import pytest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
-from orchestrator import ovs, testing  # noqa: E402
+from orchestrator import ovs, state, testing  # noqa: E402
 from orchestrator.testbed import Testbed  # noqa: E402
 
 # records its arguments; list-br prints the database's bridges, or fails
@@ -122,3 +125,79 @@ def test_the_plan_warns_beyond_the_ports_ovs_netdev_was_seen_to_carry(spec, port
     assert bool(warnings) == warned, lines
     if warned:
         assert "%d switch ports" % ports in warnings[0] and "--switch lxbr" in warnings[0]
+
+
+# ---- the userspace datapath's forwarding thread at real-time priority ----
+# A stand-in ovs-vswitchd (a sleeping child whose pid is in the fake pid
+# file) takes the policy; the machine's own daemon is never touched.
+
+@pytest.fixture
+def stand_in_vswitchd(fake_ovs, tmp_path):
+    if os.geteuid() != 0:
+        pytest.skip("needs root (real-time priority)")
+    p = subprocess.Popen(["sleep", "60"])
+    (tmp_path / "run" / "ovs-vswitchd.pid").write_text(str(p.pid))
+    yield p
+    p.kill()
+    p.wait()
+
+
+def netdev_testbed(tmp_path, **kw):
+    """A Testbed whose start() has got as far as its state file (nothing is
+    built): what _raise_ovs_forwarder needs."""
+    lines = []
+    tb = Testbed("build", "bcube n=4 k=1", switch="ovs", datapath="netdev", log=lines.append,
+                 state_path=str(tmp_path / "state.json"), **kw)
+    return tb, lines
+
+
+def sched(pid):
+    return os.sched_getscheduler(pid), os.sched_getparam(pid).sched_priority
+
+
+def test_a_netdev_run_raises_the_forwarder_and_gives_its_policy_back(stand_in_vswitchd, tmp_path):
+    tb, lines = netdev_testbed(tmp_path)
+    tb._raise_ovs_forwarder()
+    assert sched(stand_in_vswitchd.pid) == (os.SCHED_RR, 1), lines
+    rec = json.load(open(str(tmp_path / "state.json")))["ovs_forwarder"]
+    assert rec["pid"] == stand_in_vswitchd.pid and (rec["policy"], rec["priority"]) == (os.SCHED_OTHER, 0)
+    tb._restore_ovs_forwarder()
+    assert sched(stand_in_vswitchd.pid) == (os.SCHED_OTHER, 0)
+    assert any("back at SCHED_OTHER 0" in l for l in lines), lines
+
+
+def test_the_clean_of_a_killed_run_gives_the_policy_back(stand_in_vswitchd, tmp_path):
+    tb, _ = netdev_testbed(tmp_path)
+    tb._raise_ovs_forwarder()
+    data = json.load(open(str(tmp_path / "state.json")))  # as `make clean-testbed` finds it
+    state.clean_from_state(data, log=lambda m: None)
+    assert sched(stand_in_vswitchd.pid) == (os.SCHED_OTHER, 0)
+
+
+def test_a_policy_changed_by_someone_else_meanwhile_is_left_alone(stand_in_vswitchd, tmp_path):
+    tb, _ = netdev_testbed(tmp_path)
+    tb._raise_ovs_forwarder()
+    os.sched_setscheduler(stand_in_vswitchd.pid, os.SCHED_FIFO, os.sched_param(5))
+    tb._restore_ovs_forwarder()
+    assert sched(stand_in_vswitchd.pid) == (os.SCHED_FIFO, 5)
+
+
+def test_a_recycled_pid_is_not_touched(stand_in_vswitchd, tmp_path):
+    tb, _ = netdev_testbed(tmp_path)
+    tb._raise_ovs_forwarder()
+    tb.state.data["ovs_forwarder"]["start"] -= 1  # another process than the one raised
+    tb._restore_ovs_forwarder()
+    assert sched(stand_in_vswitchd.pid) == (os.SCHED_RR, 1)
+
+
+@pytest.mark.parametrize("kw", [{"ovs_rt": False}, {"datapath": "system"}, {"switch": "lxbr"}])
+def test_only_a_netdev_run_that_wants_it_raises_the_forwarder(stand_in_vswitchd, tmp_path, kw):
+    lines = []
+    args = dict(switch="ovs", datapath="netdev", log=lines.append, state_path=str(tmp_path / "state.json"))
+    args.update(kw)
+    if args["switch"] == "lxbr":
+        args.pop("datapath")
+    tb = Testbed("build", "bcube n=4 k=1", **args)
+    tb._raise_ovs_forwarder()
+    assert sched(stand_in_vswitchd.pid) == (os.SCHED_OTHER, 0)
+    assert "ovs_forwarder" not in tb.state.data

@@ -11,7 +11,7 @@ import time
 import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-from orchestrator import netops, smoke, state, testing  # noqa: E402
+from orchestrator import netops, ovs, smoke, state, testing  # noqa: E402
 from orchestrator.testbed import Testbed  # noqa: E402
 
 BUILD = testing.build_dir()
@@ -29,9 +29,18 @@ def assert_clean(tb):
     assert not os.path.exists(tb.state.path)
 
 
+def forwarder_sched():
+    """(policy, priority) of ovs-vswitchd's main thread, or None."""
+    pid = ovs.vswitchd_pid() if ovs.vswitchd_running() else None
+    return ovs.thread_sched(pid) if pid else None
+
+
 @pytest.mark.parametrize("switch", ["ovs", "lxbr"])
 def test_tree_baseline_reachability_iperf_and_teardown(switch):
+    before = forwarder_sched()
     with Testbed(BUILD, "tree leaves=2 per_leaf=3", switch=switch, log=quiet) as tb:
+        if switch == "ovs" and tb.datapath == "netdev":  # the run's forwarder at real-time priority
+            assert forwarder_sched() == (ovs.FORWARDER_POLICY, ovs.FORWARDER_PRIORITY)
         assert not tb.agent_mode
         assert sorted(tb.hosts) == ["h%d" % i for i in range(6)]
         # plain IP on the single port, docs/interfaces.md numbering
@@ -45,6 +54,8 @@ def test_tree_baseline_reachability_iperf_and_teardown(switch):
         pid_h0 = tb.hosts["h0"].pid
     assert_clean(tb)
     assert state.proc_start_time(pid_h0) is None
+    if switch == "ovs" and before is not None:  # and back at what it was
+        assert forwarder_sched() == before
 
 
 def test_tree_failure_injection_is_logged_and_reversible():
@@ -154,6 +165,7 @@ def _start_held(args, timeout=60):
 
 
 def test_killed_run_then_clean_testbed_leaves_nothing():
+    before = forwarder_sched()
     p, _ = _start_held(["--topo", "tree leaves=2 per_leaf=2"])
     data = state.load()
     assert data and data["owner"]["pid"] == p.pid
@@ -171,6 +183,8 @@ def test_killed_run_then_clean_testbed_leaves_nothing():
     assert r.returncode == 0, r.stdout
     assert testing.leftovers_of_state(data) == {}
     assert state.load() is None
+    if data.get("ovs_forwarder"):  # the clean gave ovs-vswitchd its policy back
+        assert before is None or forwarder_sched() == before
 
 
 def test_sigterm_tears_down():

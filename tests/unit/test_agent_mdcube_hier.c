@@ -318,6 +318,16 @@ static uint32_t path_pos(const net *nw, uint32_t v)
     return pos;
 }
 
+/* The network of net_flow_via_1 with the fibre between containers 1 and
+ * 4 (container 1's switch *1 to container 4's 1*) cut, and 3 hellos later. */
+static net *net_flow_via_1_fibre_cut(uint16_t *sport)
+{
+    net *nw = net_flow_via_1(sport);
+    net_fail(nw, "s1_x1", "s4_1x");
+    net_time(nw, 3500);
+    return nw;
+}
+
 /* Inner failure (Fig. 11, first cut): the link between the entry server of
  * the relay container and its switch on the fibre fails. The server before
  * the fibre hears its neighbour die and enters through the other server of
@@ -400,10 +410,7 @@ END_TEST
 START_TEST(hier_fibre_failure_unreachable_and_new_jump)
 {
     uint16_t sport;
-    net *nw = net_flow_via_1(&sport);
-    /* the fibre 1 <-> 4: container 1's switch *1 to container 4's 1* */
-    net_fail(nw, "s1_x1", "s4_1x");
-    net_time(nw, 3500);
+    net *nw = net_flow_via_1_fibre_cut(&sport);
     harness *src = nw->h[tu_node(nw->t, "h3_11")];
     unsigned got = 0;
     for (int i = 0; i < 5; i++) {
@@ -435,9 +442,7 @@ END_TEST
 START_TEST(hier_fibre_failure_first_packet_brings_the_new_jump)
 {
     uint16_t sport;
-    net *nw = net_flow_via_1(&sport);
-    net_fail(nw, "s1_x1", "s4_1x");
-    net_time(nw, 3500);
+    net *nw = net_flow_via_1_fibre_cut(&sport);
     harness *src = nw->h[tu_node(nw->t, "h3_11")];
     ck_assert_uint_eq(net_send(nw, "h3_11", "h4_00", sport), 0);
     ck_assert_uint_eq(src->e.c.unreach_rx, 1);
@@ -562,7 +567,7 @@ int main(void)
         tcase_add_test(tc, hier_inner_failure_repaired_inside_the_container);
         tcase_add_test(tc, hier_inner_failure_reported_to_the_segment_owner);
         tcase_add_test(tc, hier_fibre_failure_unreachable_and_new_jump);
-    tcase_add_test(tc, hier_fibre_failure_first_packet_brings_the_new_jump);
+        tcase_add_test(tc, hier_fibre_failure_first_packet_brings_the_new_jump);
         tcase_add_test(tc, hier_table_is_bounded);
         tcase_add_test(tc, source_mode_has_no_segments);
         tcase_add_test(tc, hier_segment_end_with_bad_dst_is_dropped);
