@@ -25,18 +25,18 @@ done
 if [ -z "$build" ] || ! [[ "$rounds" =~ ^[1-9][0-9]*$ ]]; then
   echo "ovs_hello.sh: usage: ovs_hello.sh BUILD_DIR [--rounds N] [--out FILE]" >&2; exit 2
 fi
-[ "$(id -u)" = 0 ] || { echo "ovs_hello.sh: needs root"; exit 77; }
-command -v ovs-vsctl >/dev/null || { echo "ovs_hello.sh: Open vSwitch is not installed"; exit 77; }
+# shellcheck source=tests/bench/ovs_bench_lib.sh
+. "$here/ovs_bench_lib.sh"
+ovs_bench_require ovs_hello.sh
 
 run() {
   echo "# tests/bench/ovs_hello.sh --rounds $rounds: bcube n=4 k=3 (256 servers, 1024 links) on OVS"
-  echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, commit $(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+  ovs_bench_stamp "$repo"
   echo "# hello_ms, exit status, the smoke check's ping and iperf3 lines"
   log=$(mktemp)
   for r in $(seq 1 "$rounds"); do
     for h in 100 1000; do
-      /usr/bin/python3 "$repo/orchestrator/dcn_testbed.py" --build-dir "$build" --topo "bcube n=4 k=3" \
-        --switch ovs --no-cli --hello-ms "$h" >"$log" 2>&1
+      ovs_bench_testbed "$repo" "$build" "bcube n=4 k=3" "$log" --hello-ms "$h"
       rc=$?
       echo "hello $h ms, round $r, exit $rc"
       grep -E "^\*\*\* (ping a sample|iperf3 )" "$log" | sed 's/^/  /'

@@ -30,18 +30,18 @@ done
 if [ -z "$build" ] || ! [[ "$rounds" =~ ^[1-9][0-9]*$ ]] || ! [[ "$hello" =~ ^[1-9][0-9]*$ ]]; then
   echo "ovs_priority.sh: usage: ovs_priority.sh BUILD_DIR [--rounds N] [--topo SPEC] [--hello-ms MS] [--out FILE]" >&2; exit 2
 fi
-[ "$(id -u)" = 0 ] || { echo "ovs_priority.sh: needs root"; exit 77; }
-command -v ovs-vsctl >/dev/null || { echo "ovs_priority.sh: Open vSwitch is not installed"; exit 77; }
+# shellcheck source=tests/bench/ovs_bench_lib.sh
+. "$here/ovs_bench_lib.sh"
+ovs_bench_require ovs_priority.sh
 
 run() {
   echo "# tests/bench/ovs_priority.sh --rounds $rounds --topo \"$topo\" --hello-ms $hello: OVS userspace datapath, the testbed's other defaults"
-  echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, commit $(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+  ovs_bench_stamp "$repo"
   echo "# forwarder priority, exit status, bring-up, the smoke check's ping and iperf3 lines"
   log=$(mktemp)
   for r in $(seq 1 "$rounds"); do
     for prio in normal rt; do
-      /usr/bin/python3 "$repo/orchestrator/dcn_testbed.py" --build-dir "$build" --topo "$topo" \
-        --switch ovs --no-cli --hello-ms "$hello" --ovs-forwarder "$prio" >"$log" 2>&1
+      ovs_bench_testbed "$repo" "$build" "$topo" "$log" --hello-ms "$hello" --ovs-forwarder "$prio"
       rc=$?
       echo "forwarder $prio, round $r, exit $rc"
       grep -E "^(\*\*\* (testbed up|ping a sample|iperf3 |ovs-vswitchd)|dcn_testbed: )" "$log" | sed 's/^/  /'
