@@ -151,12 +151,12 @@ class BringUp:
         ref.update(policy=before[0], priority=before[1])
         self.state.data["ovs_forwarder"] = ref
         self.state.save()
-        got = ovs.raise_forwarder(pid)
-        if isinstance(got, str):
+        why = ovs.raise_forwarder(pid)
+        if why:
             del self.state.data["ovs_forwarder"]
             self.state.save()
             self.log("*** warning: %s; OVS forwards at its own priority (it loses frames at a few hundred "
-                     "ports, docs/testbed.md)" % got)
+                     "ports, docs/testbed.md)" % why)
             return
         self.log("*** ovs-vswitchd's forwarding thread (pid %d) at %s %d for this run (was %s %d)" % (
             pid, ovs.policy_name(ovs.FORWARDER_POLICY), ovs.FORWARDER_PRIORITY, ovs.policy_name(before[0]),

@@ -211,18 +211,14 @@ def thread_sched(tid):
 
 def raise_forwarder(pid):
     """Put ovs-vswitchd's main thread (tid == pid) at FORWARDER_POLICY and
-    FORWARDER_PRIORITY. Returns (previous policy, previous priority), or a
-    one-line reason (str) when it cannot be done (the caller warns and goes
-    on at the normal priority)."""
-    before = thread_sched(pid)
-    if before is None:
-        return "ovs-vswitchd (pid %d) is not running" % pid
+    FORWARDER_PRIORITY. Returns None, or a one-line reason when it cannot be
+    done (the caller warns and goes on at the normal priority)."""
     try:
         os.sched_setscheduler(pid, FORWARDER_POLICY, os.sched_param(FORWARDER_PRIORITY))
     except OSError as e:
         return "cannot set %s %d on ovs-vswitchd (pid %d): %s" % (
             policy_name(FORWARDER_POLICY), FORWARDER_PRIORITY, pid, e.strerror)
-    return before
+    return None
 
 
 def restore_forwarder(pid, policy, priority):
