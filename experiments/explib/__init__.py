@@ -20,7 +20,7 @@ import os
 import sys
 
 try:
-    from .experiment import Experiment, ExperimentError  # noqa: F401
+    from .experiment import BringUpError, Experiment, ExperimentError  # noqa: F401
     from . import plots  # noqa: F401  (matplotlib: missing is one line too)
 except ImportError as _e:
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))

@@ -42,6 +42,11 @@ class ExperimentError(RuntimeError):
     pass
 
 
+class BringUpError(ExperimentError):
+    """A network of the experiment did not come up (Testbed.start failed);
+    everything it had built is already torn down."""
+
+
 def git_commit():
     def git(*args):
         r = subprocess.run(["git", "-C", REPO] + list(args), stdout=subprocess.PIPE,
@@ -348,7 +353,7 @@ class Experiment:
             try:
                 tb.start()
             except TestbedError as e:
-                raise ExperimentError("%s: %s" % (label, e)) from None
+                raise BringUpError("%s: %s" % (label, e)) from None
             cpu = CpuSampler(0.5)
             if tb.wiring.family == "tree":  # its uplinks are checked (expect_saturated): sample their queues
                 up = [l for l in tb.wiring.links if l["kind"] == "switch-switch"]

@@ -1,0 +1,60 @@
+"""The capacity table's sweep (experiments/capacity, sweep()) on made-up
+measurements (no root needed): a point whose network does not come up is
+recorded as not up, the faster rates of that switch and MTU are skipped,
+and the table goes on with the next switch or MTU instead of ending the
+run; the points that did come up keep their numbers."""
+import importlib.machinery
+import importlib.util
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SCRIPT = os.path.join(HERE, "..", "..", "experiments", "capacity")
+sys.path.insert(0, os.path.join(HERE, "..", "..", "experiments"))
+from explib import BringUpError  # noqa: E402
+
+
+def load_capacity():
+    loader = importlib.machinery.SourceFileLoader("capacity_script", SCRIPT)
+    spec = importlib.util.spec_from_loader("capacity_script", loader)
+    mod = importlib.util.module_from_spec(spec)
+    loader.exec_module(mod)
+    return mod
+
+
+def row(sw, mtu, rate, share, failed=0):
+    return {"switch": sw, "mtu": mtu, "link_mbps": rate, "failed": failed, "goodput_per_server_mbps": share * rate,
+            "goodput_over_link": share, "cpu_busy_max": 0.5}
+
+
+def test_a_point_not_up_is_recorded_and_the_sweep_goes_on():
+    cap = load_capacity()
+    asked = []
+
+    def measure(sw, mtu, rate, label):
+        asked.append(label)
+        if sw == "ovs-afxdp" and mtu == 9000:
+            raise BringUpError("%s: 4 agents not ready after 34 s" % label)
+        return row(sw, mtu, rate, 0.6), 0.5
+
+    points = [(sw, mtu, rate) for sw in ("ovs-afxdp", "lxbr") for mtu in (1500, 9000) for rate in (10.0, 20.0)]
+    logged = []
+    rows = cap.sweep(points, measure, logged.append)
+    assert len(rows) == len(points)
+    by = {(r["switch"], r["mtu"], r["link_mbps"]): r for r in rows}
+    assert "4 agents not ready" in by[("ovs-afxdp", 9000, 10.0)]["not_up"]
+    assert by[("ovs-afxdp", 9000, 20.0)] == {"switch": "ovs-afxdp", "mtu": 9000, "link_mbps": 20.0, "skipped": True}
+    assert "ovs-afxdp_mtu9000_20M" not in asked
+    for key in [("ovs-afxdp", 1500, 10.0), ("ovs-afxdp", 1500, 20.0), ("lxbr", 9000, 10.0), ("lxbr", 9000, 20.0)]:
+        assert by[key]["goodput_over_link"] == 0.6
+    assert any("did not come up" in m for m in logged)
+
+
+def test_a_slow_point_skips_faster_rates_of_its_switch_and_mtu_only():
+    cap = load_capacity()
+
+    def measure(sw, mtu, rate, label):
+        return row(sw, mtu, rate, 0.1 if mtu == 1500 else 0.6), 0.5
+
+    rows = cap.sweep([("ovs", m, r) for m in (1500, 9000) for r in (10.0, 20.0)], measure, lambda m: None)
+    assert [bool(r.get("skipped")) for r in rows] == [False, True, False, False]
