@@ -1,0 +1,385 @@
+#!/usr/bin/python3
+"""The switch layer of a topology on OVS's userspace datapath, split over K
+private ovs-vswitchd instances (each with its own database), against one.
+
+Issue 9 asks to measure this for the 2048-server container
+(bcube n=8 k=3 parts=4: 8192 links, 1024 switches). Each instance runs in
+a network namespace of its own: two userspace-datapath ovs-vswitchd in one
+namespace cannot both run, since each opens a tap device named after the
+datapath, "ovs-netdev" (the second fails: "creating tap device failed:
+Device or resource busy"). The switches go to the instances round robin;
+the server ends of all links sit in one more namespace, with no agents.
+
+For each K it records the time to create the veths, to start the daemons,
+to add every bridge and port (each instance's `ovs-vsctl` transactions in
+parallel, 1024 commands each, as the testbed does, waiting until ovs-vswitchd
+has applied them), the ports the datapaths then hold, the daemons' CPU
+time and memory, their CPU use while idle, and the teardown. Deleting a
+namespace returns before the kernel has destroyed its interfaces, so each
+run then waits until the box is quiet (settle s), lest that work slow the
+next run.
+
+  tests/bench/ovs_split.py BUILD [--topo SPEC] [--instances 8,1,2] [--rounds 2]
+                           [--limit S] [--idle S] [--out FILE] [--clean]
+
+Needs root; takes the machine-wide namespace lock (unless DCN_NETNS_LOCKED=1).
+Creates only namespaces named dcnsplit-*, and files under /run/dcn/ovs-split;
+ends only the daemons it started, by the PIDs in their pid files. Not a
+timed test: numbers are recorded, nothing is asserted about them."""
+import argparse
+import fcntl
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import threading
+import time
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, REPO)
+
+from orchestrator import ovs  # noqa: E402
+from orchestrator.topology import TopoError, export  # noqa: E402
+
+LOCK = "/run/dcn-netns.lock"
+NS_PREFIX = "dcnsplit-"
+SERVER_NS = NS_PREFIX + "srv"
+RUN_ROOT = "/run/dcn/ovs-split"
+CHUNK = 1024          # ovs-vsctl commands per transaction, as the testbed's _create_switches
+HZ = os.sysconf("SC_CLK_TCK")
+
+
+def log(msg):
+    print("[%s] %s" % (time.strftime("%H:%M:%S"), msg), flush=True)
+
+
+def sh(args, check=True, **kw):
+    r = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
+    if check and r.returncode != 0:
+        raise RuntimeError("%s: %s" % (" ".join(args[:4]), (r.stderr or r.stdout).strip()[:300]))
+    return r
+
+
+def ip_batch(ns, lines):
+    for i in range(0, len(lines), 2048):
+        sh(["ip", "-n", ns, "-batch", "-"], input="\n".join(lines[i:i + 2048]) + "\n")
+
+
+def our_namespaces():
+    r = sh(["ip", "netns", "list"], check=False)
+    return [w.split()[0] for w in r.stdout.splitlines() if w.split() and w.split()[0].startswith(NS_PREFIX)]
+
+
+def proc_cpu_s(pid):
+    """utime + stime of a process, seconds (None when it is gone)."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / HZ
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def rss_mib(pid):
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024.0
+    except OSError:
+        pass
+    return 0.0
+
+
+class Instance:
+    """One private ovsdb-server + ovs-vswitchd pair in namespace `ns`."""
+
+    def __init__(self, index):
+        self.index = index
+        self.ns = "%s%d" % (NS_PREFIX, index)
+        self.dir = os.path.join(RUN_ROOT, str(index))
+        self.db = "unix:" + os.path.join(self.dir, "db.sock")
+        self.env = dict(os.environ, OVS_RUNDIR=self.dir, OVS_LOGDIR=self.dir, OVS_DBDIR=self.dir)
+
+    def path(self, name):
+        return os.path.join(self.dir, name)
+
+    def start(self):
+        os.makedirs(self.dir, exist_ok=True)
+        sh(["ovsdb-tool", "create", self.path("conf.db"), ovs.SCHEMA])
+        exe = ["ip", "netns", "exec", self.ns]
+        sh(exe + ["ovsdb-server", self.path("conf.db"), "--remote=punix:" + self.path("db.sock"),
+                  "--pidfile=" + self.path("ovsdb-server.pid"), "--unixctl=" + self.path("ovsdb-server.ctl"),
+                  "--detach", "--log-file=" + self.path("ovsdb-server.log")], env=self.env)
+        sh(["ovs-vsctl", "--db=" + self.db, "--no-wait", "init"])
+        sh(exe + ["ovs-vswitchd", self.db, "--pidfile=" + self.path("ovs-vswitchd.pid"),
+                  "--unixctl=" + self.path("ovs-vswitchd.ctl"), "--detach",
+                  "--log-file=" + self.path("ovs-vswitchd.log")], env=self.env)
+
+    def pids(self):
+        return [p for p in (ovs._pid(self.path(n)) for n in ("ovs-vswitchd.pid", "ovsdb-server.pid")) if p]
+
+    def vswitchd(self):
+        return ovs._pid(self.path("ovs-vswitchd.pid"))
+
+    def add(self, cmds, limit, result):
+        """Every command, CHUNK per transaction; result gets the seconds, or an error."""
+        t0 = time.time()
+        try:
+            for i in range(0, len(cmds), CHUNK):
+                left = limit - (time.time() - t0)
+                if left <= 1:
+                    raise RuntimeError("not done in %d s (%d of %d commands)" % (limit, i, len(cmds)))
+                cmd = ["ovs-vsctl", "--db=" + self.db, "--timeout=%d" % left]
+                for args in cmds[i:i + CHUNK]:
+                    cmd += ["--"] + list(args)
+                r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                if r.returncode != 0:
+                    raise RuntimeError("ovs-vsctl: %s (%d of %d commands done)" % (
+                        r.stderr.strip()[:200] or "timed out", i, len(cmds)))
+            result[self.index] = time.time() - t0
+        except RuntimeError as e:
+            result[self.index] = e
+
+    def datapath_ports(self):
+        r = sh(["ovs-appctl", "-t", self.path("ovs-vswitchd.ctl"), "dpif/show"], check=False)
+        return sum(1 for line in r.stdout.splitlines() if "(system)" in line)
+
+
+def stop_pids(pids, grace=30.0):
+    """SIGTERM to our daemons, SIGKILL after `grace` seconds."""
+    for p in pids:
+        try:
+            os.kill(p, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+    deadline = time.time() + grace
+    for p in pids:
+        while time.time() < deadline and os.path.exists("/proc/%d" % p):
+            time.sleep(0.05)
+        if os.path.exists("/proc/%d" % p):
+            os.kill(p, signal.SIGKILL)
+
+
+def busy_fraction(interval):
+    """Share of the box's CPU time spent busy over `interval` seconds."""
+    def read():
+        with open("/proc/stat") as f:
+            v = [int(x) for x in f.readline().split()[1:]]
+        return sum(v), v[3] + v[4]          # total, idle + iowait
+    t0, i0 = read()
+    time.sleep(interval)
+    t1, i1 = read()
+    return 1.0 - (i1 - i0) / max(1, t1 - t0)
+
+
+def wait_quiet(limit=180.0, below=0.2):
+    """Deleting a namespace returns before the kernel has destroyed its
+    interfaces; that work runs on afterwards and would slow the next run.
+    Wait until the box is less than `below` busy over a second; seconds waited."""
+    t0 = time.time()
+    while time.time() - t0 < limit and busy_fraction(1.0) >= below:
+        pass
+    return round(time.time() - t0, 1)
+
+
+def clean():
+    """Everything a run of this script may have left: its daemons (pid files
+    under RUN_ROOT), its namespaces, its files."""
+    pids = []
+    if os.path.isdir(RUN_ROOT):
+        for d in sorted(os.listdir(RUN_ROOT)):
+            if d.isdigit():
+                pids += Instance(int(d)).pids()
+    stop_pids([p for p in pids if os.path.exists("/proc/%d" % p)])
+    for ns in our_namespaces():
+        sh(["ip", "netns", "del", ns], check=False)
+    subprocess.run(["rm", "-rf", RUN_ROOT])
+
+
+def one_run(w, k, limit, idle_s):
+    """The switch layer of wiring `w` on k instances; a dict of what was measured."""
+    rec = {"instances": k}
+    insts = [Instance(i) for i in range(k)]
+    of_switch = {s["name"]: insts[j % k] for j, s in enumerate(w.switch_list)}
+    bridge = {s["name"]: "dsb%d" % j for j, s in enumerate(w.switch_list)}
+    ports = {}
+    links = []
+    for l in w.links:
+        srv_if = sw_if = sw = None
+        for end, ifn in ((l["a"], l["a_if"]), (l["b"], l["b_if"])):
+            if w.is_server(end):
+                srv_if = ifn
+            else:
+                sw, sw_if = end, ifn
+        if srv_if is None or sw is None:
+            raise RuntimeError("this bench takes server-switch links only (%s-%s)" % (l["a"], l["b"]))
+        links.append((srv_if, sw_if, of_switch[sw]))
+        ports.setdefault(sw, []).append(sw_if)
+    rec["ports"] = len(links)
+    try:
+        t0 = time.time()
+        for ns in [SERVER_NS] + [i.ns for i in insts]:
+            sh(["ip", "netns", "add", ns])
+        ip_batch(SERVER_NS, ["link add %s type veth peer name %s netns %s" % (a, b, i.ns) for a, b, i in links])
+        ip_batch(SERVER_NS, ["link set %s up" % a for a, _, _ in links])
+        for i in insts:
+            ip_batch(i.ns, ["link set %s up" % b for _, b, j in links if j is i])
+        rec["veths_s"] = round(time.time() - t0, 2)
+        t0 = time.time()
+        for i in insts:
+            i.start()
+        rec["daemons_start_s"] = round(time.time() - t0, 2)
+        cpu0 = {i.index: proc_cpu_s(i.vswitchd()) or 0.0 for i in insts}
+        cmds = {i.index: [] for i in insts}
+        for s in w.switch_list:
+            cmds[of_switch[s["name"]].index] += ovs.add_bridge_cmds(bridge[s["name"]], "netdev",
+                                                                    sorted(ports.get(s["name"], [])))
+        result = {}
+        threads = [threading.Thread(target=i.add, args=(cmds[i.index], limit, result)) for i in insts]
+        t0 = time.time()
+        for t in threads:
+            t.start()
+        last = time.time()
+        while any(t.is_alive() for t in threads):
+            time.sleep(0.05)
+            if time.time() - last >= 30:
+                log("  k=%d: adding ports, %d of %d instances done (%.0f s)" % (
+                    k, len(result), k, time.time() - t0))
+                last = time.time()
+        for t in threads:
+            t.join()
+        rec["ports_add_s"] = round(time.time() - t0, 2)
+        errors = ["instance %d: %s" % (n, v) for n, v in sorted(result.items()) if isinstance(v, Exception)]
+        rec["per_instance_add_s"] = [round(result[i.index], 2) if not isinstance(result[i.index], Exception)
+                                     else None for i in insts]
+        rec["datapath_ports"] = sum(i.datapath_ports() for i in insts)
+        rec["vswitchd_cpu_s"] = round(sum((proc_cpu_s(i.vswitchd()) or 0.0) - cpu0[i.index] for i in insts), 1)
+        rec["vswitchd_rss_mib"] = round(sum(rss_mib(i.vswitchd()) for i in insts), 1)
+        rec["ok"] = not errors and rec["datapath_ports"] == len(links)
+        if errors:
+            rec["errors"] = errors
+        if idle_s:
+            c0 = sum(proc_cpu_s(i.vswitchd()) or 0.0 for i in insts)
+            time.sleep(idle_s)
+            rec["idle_cores"] = round((sum(proc_cpu_s(i.vswitchd()) or 0.0 for i in insts) - c0) / idle_s, 3)
+    finally:
+        t0 = time.time()
+        pids = [p for i in insts for p in i.pids()]
+        stop_pids(pids)
+        for ns in our_namespaces():
+            sh(["ip", "netns", "del", ns], check=False)
+        subprocess.run(["rm", "-rf", RUN_ROOT])
+        rec["teardown_s"] = round(time.time() - t0, 2)
+        rec["settle_s"] = wait_quiet()
+    return rec
+
+
+COLS = [("round", "round"), ("instances", "K"), ("ports", "ports"), ("veths_s", "veths s"), ("daemons_start_s", "daemons s"),
+        ("ports_add_s", "ports added s"), ("datapath_ports", "in datapaths"), ("vswitchd_cpu_s", "vswitchd CPU s"),
+        ("vswitchd_rss_mib", "RSS MiB"), ("idle_cores", "idle cores"), ("teardown_s", "teardown s"),
+        ("settle_s", "settle s"), ("ok", "ok")]
+
+
+def table(recs):
+    out = ["| " + " | ".join(h for _, h in COLS) + " |", "|" + "---:|" * len(COLS)]
+    for r in recs:
+        out.append("| " + " | ".join("-" if r.get(c) is None else str(r[c]) for c, _ in COLS) + " |")
+    return out
+
+
+def medians(recs, ks):
+    """Per K: the median (min-max) seconds to add the ports, over the runs that added them all."""
+    out = ["| K | runs ok | ports added s, median (min-max) | vswitchd CPU s, median |", "|---:|---:|---:|---:|"]
+    for k in sorted(set(ks)):
+        ok = sorted([r for r in recs if r["instances"] == k and r.get("ok")], key=lambda r: r["ports_add_s"])
+        if not ok:
+            out.append("| %d | 0 | - | - |" % k)
+            continue
+        add = [r["ports_add_s"] for r in ok]
+        cpu = sorted(r["vswitchd_cpu_s"] for r in ok)
+        out.append("| %d | %d | %.1f (%.1f-%.1f) | %.1f |" % (k, len(ok), statistics.median(add), add[0], add[-1],
+                                                              statistics.median(cpu)))
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("build_dir")
+    ap.add_argument("--topo", default="bcube n=8 k=3 parts=4", help="default: the 2048-server container")
+    ap.add_argument("--instances", default="8,1,2", help="the K to run, in this order")
+    ap.add_argument("--rounds", type=int, default=2, help="the K list is run this many times, every other "
+                    "round in reverse order (8 1 2 2 1 8 ...)")
+    ap.add_argument("--limit", type=int, default=900, help="seconds allowed for adding the ports, per run")
+    ap.add_argument("--idle", type=int, default=10, help="seconds of idle CPU sampling after the ports are in")
+    ap.add_argument("--out", default=os.path.join(REPO, "results", "bench", "ovs_split.txt"))
+    ap.add_argument("--clean", action="store_true", help="remove what a killed run left, and exit")
+    a = ap.parse_args()
+    if os.geteuid() != 0:
+        sys.exit("ovs_split.py: needs root")
+    for tool in ("ip", "ovs-vsctl", "ovsdb-tool", "ovsdb-server", "ovs-vswitchd", "ovs-appctl"):
+        if not subprocess.run(["which", tool], stdout=subprocess.DEVNULL).returncode == 0:
+            sys.exit("ovs_split.py: %s is not installed (sudo make deps)" % tool)
+    try:
+        ks = [int(x) for x in a.instances.split(",")]
+        if not ks or min(ks) < 1:
+            raise ValueError
+    except ValueError:
+        sys.exit("ovs_split.py: --instances takes positive integers, e.g. 8,4,2,1")
+    if a.rounds < 1:
+        sys.exit("ovs_split.py: --rounds must be at least 1")
+    try:
+        w = export(a.build_dir, a.topo)
+    except TopoError as e:
+        sys.exit("ovs_split.py: %s" % e)
+    if not os.environ.get("DCN_NETNS_LOCKED"):
+        lock = open(LOCK, "a")
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            log("waiting for another testbed run to finish (%s)" % LOCK)
+            fcntl.flock(lock, fcntl.LOCK_EX)
+    if a.clean:
+        clean()
+        return 0
+    if our_namespaces() or os.path.exists(RUN_ROOT):
+        sys.exit("ovs_split.py: a run left %s behind; remove it with --clean" % (
+            " ".join(our_namespaces()) or RUN_ROOT))
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit("ovs_split.py: terminated"))
+    commit = sh(["git", "-C", REPO, "rev-parse", "--short", "HEAD"], check=False).stdout.strip() or "unknown"
+    head = ["# tests/bench/ovs_split.py: %s (%d servers, %d switches, %d links) on the userspace datapath, "
+            "split over K ovs-vswitchd instances, each in its own namespace with its own database; no agents"
+            % (w.spec, len(w.server_list), len(w.switch_list), len(w.links)),
+            "# %s, %d cores, commit %s, %s" % (time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), os.cpu_count(),
+                                              commit, sh(["ovs-vswitchd", "--version"]).stdout.split("\n")[0]),
+            "# %d round(s), every other one in reverse order; limit for adding the ports: %d s per run; idle CPU "
+            "sampled over %d s; after each teardown the run waits for a quiet box (settle s)" % (
+                a.rounds, a.limit, a.idle)]
+    recs = []
+    settle = wait_quiet()
+    if settle:
+        log("waited %.0f s for a quiet box" % settle)
+    for rnd in range(a.rounds):
+        for k in (ks if rnd % 2 == 0 else ks[::-1]):
+            log("round %d, k=%d: %d ports over %d instance(s)" % (rnd + 1, k, len(w.links), k))
+            rec = one_run(w, k, a.limit, a.idle)
+            rec["round"] = rnd + 1
+            recs.append(rec)
+            log("k=%d: %s" % (k, ", ".join("%s %s" % (c, rec.get(c)) for c, _ in COLS[2:])))
+    lines = head + [""] + table(recs) + [""] + medians(recs, ks)
+    for r in recs:
+        for e in r.get("errors", []):
+            lines.append("# K=%d %s" % (r["instances"], e))
+        if r.get("per_instance_add_s"):
+            lines.append("# K=%d: seconds per instance: %s" % (r["instances"], " ".join(
+                "-" if s is None else str(s) for s in r["per_instance_add_s"])))
+    os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
+    with open(a.out, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print("\n".join(lines))
+    return 0 if all(r["ok"] for r in recs) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
