@@ -4,7 +4,6 @@
   dcn_testbed.py --build-dir build --topo "bcube n=4 k=1" [options]
   dcn_testbed.py --clean
 """
-import fcntl
 import json
 import os
 import signal
@@ -147,23 +146,7 @@ def parse_args(argv):
     return a
 
 
-NETNS_LOCK = "/run/dcn-netns.lock"
 _LOCK = None
-
-
-def take_netns_lock():
-    """One testbed, experiment or namespace test at a time on the machine
-    (they share OVS and the names). A caller that holds the lock already
-    (tests/integration/run.sh) says so with DCN_NETNS_LOCKED=1."""
-    if os.environ.get("DCN_NETNS_LOCKED"):
-        return None
-    f = open(NETNS_LOCK, "a")
-    try:
-        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        say("*** waiting for another testbed, experiment or namespace test to finish (%s)" % NETNS_LOCK)
-        fcntl.flock(f, fcntl.LOCK_EX)
-    return f
 
 
 def main(argv=None):
@@ -187,7 +170,7 @@ def main(argv=None):
         say_err("dcn_testbed: %s" % " ".join(str(e).split()))
         return 2
     global _LOCK  # held until the process exits
-    _LOCK = take_netns_lock()
+    _LOCK = state.take_netns_lock(lambda m: say("*** " + m))
     for s in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(s, _on_signal)
     rc = 0

@@ -3,6 +3,7 @@ date, so that `make clean-testbed` can remove what a killed run left behind.
 Cleanup removes only what the file lists, and only names carrying the
 project prefix; processes are matched by PID *and* start time, so a recycled
 PID is never signalled."""
+import fcntl
 import json
 import os
 import signal
@@ -19,6 +20,26 @@ AGENT_SOCK_DIR = "/run/dcn"
 # Fault injection for tests/integration/test_cleanup_abuse.py: a run whose
 # environment names a stage here kills itself with SIGKILL on reaching it.
 KILL_AT_ENV = "DCN_KILL_AT"
+
+
+NETNS_LOCK = "/run/dcn-netns.lock"
+
+
+def take_netns_lock(say):
+    """One testbed, experiment, namespace test or namespace bench at a time
+    on the machine (they share OVS and the names): the lock file, held while
+    it stays open, or None when the caller's caller holds it already
+    (DCN_NETNS_LOCKED=1, as tests/integration/run.sh sets). say(text) tells
+    that it waits."""
+    if os.environ.get("DCN_NETNS_LOCKED"):
+        return None
+    f = open(NETNS_LOCK, "a")
+    try:
+        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        say("waiting for another testbed, experiment or namespace test to finish (%s)" % NETNS_LOCK)
+        fcntl.flock(f, fcntl.LOCK_EX)
+    return f
 
 
 def kill_point(stage):

@@ -8,7 +8,6 @@ nothing that was there before."""
 import argparse
 import contextlib
 import csv
-import fcntl
 import json
 import os
 import shutil
@@ -27,7 +26,6 @@ from orchestrator.testbed import SWITCH_KINDS, Testbed, TestbedError  # noqa: E4
 from .samplers import CpuSampler, LinkSampler, QueueSampler  # noqa: E402
 
 RESULTS = os.path.join(REPO, "results")
-LOCK = "/run/dcn-netns.lock"
 CPU_LIMIT = 0.90          # a run above this is not a result
 SATURATION_TOLERANCE = 0.05
 BUSY_CHECK_MIN_S = 5.0  # seconds of backlogged periods a link needs before its invariant can pass it
@@ -309,14 +307,7 @@ class Experiment:
                                            if bad else "must be two nodes A,B"))
 
     def _take_lock(self):
-        if os.environ.get("DCN_NETNS_LOCKED"):  # a caller (the test runner) holds it for us
-            return
-        self._lock = open(LOCK, "a")
-        try:
-            fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            self.log("waiting for another testbed run to finish (%s)" % LOCK)
-            fcntl.flock(self._lock, fcntl.LOCK_EX)
+        self._lock = state.take_netns_lock(self.log)
 
     def log(self, msg):
         print("[%6.1f s] %s" % (time.time() - self.t_start, msg), flush=True)

@@ -27,7 +27,6 @@ Creates only namespaces named dcnsplit-*, and files under /run/dcn/ovs-split;
 ends only the daemons it started, by the PIDs in their pid files. Not a
 timed test: numbers are recorded, nothing is asserted about them."""
 import argparse
-import fcntl
 import os
 import signal
 import statistics
@@ -39,15 +38,15 @@ import time
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, REPO)
 
-from orchestrator import ovs  # noqa: E402
+from orchestrator import ovs, state  # noqa: E402
 from orchestrator.topology import TopoError, export  # noqa: E402
 
-LOCK = "/run/dcn-netns.lock"
 NS_PREFIX = "dcnsplit-"
 SERVER_NS = NS_PREFIX + "srv"
 RUN_ROOT = "/run/dcn/ovs-split"
 CHUNK = 1024          # ovs-vsctl commands per transaction, as the testbed's _create_switches
 HZ = os.sysconf("SC_CLK_TCK")
+_LOCK = None
 
 
 def log(msg):
@@ -333,13 +332,8 @@ def main():
         w = export(a.build_dir, a.topo)
     except TopoError as e:
         sys.exit("ovs_split.py: %s" % e)
-    if not os.environ.get("DCN_NETNS_LOCKED"):
-        lock = open(LOCK, "a")
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            log("waiting for another testbed run to finish (%s)" % LOCK)
-            fcntl.flock(lock, fcntl.LOCK_EX)
+    global _LOCK  # held until the process exits
+    _LOCK = state.take_netns_lock(log)
     if a.clean:
         clean()
         return 0
