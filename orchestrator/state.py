@@ -20,6 +20,7 @@ AGENT_SOCK_DIR = "/run/dcn"
 # Fault injection for tests/integration/test_cleanup_abuse.py: a run whose
 # environment names a stage here kills itself with SIGKILL on reaching it.
 KILL_AT_ENV = "DCN_KILL_AT"
+CLK_TCK = os.sysconf("SC_CLK_TCK")
 
 
 NETNS_LOCK = "/run/dcn-netns.lock"
@@ -82,6 +83,17 @@ def remove_stale_socket(path):
         return True
     except OSError:
         return False
+
+
+def proc_cpu_s(pid):
+    """CPU time pid has used, user and system (fields 14 and 15 of stat), in
+    seconds; None when it is gone."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / CLK_TCK
+    except (OSError, IndexError, ValueError):
+        return None
 
 
 def proc_start_time(pid):

@@ -24,21 +24,11 @@ import time
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, REPO)
 
-from orchestrator import ovs, testing  # noqa: E402
+from orchestrator import ovs, state, testing  # noqa: E402
 from orchestrator.testbed import Testbed, TestbedError  # noqa: E402
 
 SIZES = {16: "bcube n=4 k=1", 64: "bcube n=4 k=2", 256: "bcube n=4 k=3"}
 VSWITCHD_LOG = "/var/log/openvswitch/ovs-vswitchd.log"
-CLK_TCK = os.sysconf("SC_CLK_TCK")
-
-
-def cpu_s(pid):
-    try:
-        with open("/proc/%d/stat" % pid) as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / CLK_TCK
-    except (OSError, ValueError, IndexError):
-        return None
 
 
 def log_warnings():
@@ -67,7 +57,7 @@ def one_run(build, spec, switch, pings):
         rec["pair"] = [src, dst]
         time.sleep(5)
         pid = ovs.vswitchd_pid() if switch == "ovs" else None
-        c0, warn0, t0 = (cpu_s(pid) if pid else None), log_warnings(), time.time()
+        c0, warn0, t0 = (state.proc_cpu_s(pid) if pid else None), log_warnings(), time.time()
         out = tb.hosts[src].cmd("ping -n -c %d -i 0.1 -W 1 %s" % (pings, w.ip_of(dst)))
         elapsed = time.time() - t0
         rtts = [float(x) for x in re.findall(r"time=([0-9.]+) ms", out)]
@@ -76,7 +66,7 @@ def one_run(build, spec, switch, pings):
             rec["rtt_ms"] = {"min": min(rtts), "median": round(statistics.median(rtts), 3),
                              "p90": pct(rtts, 90), "max": max(rtts)}
         if pid:
-            c1 = cpu_s(pid)
+            c1 = state.proc_cpu_s(pid)
             if c0 is not None and c1 is not None:
                 rec["vswitchd_cores"] = round((c1 - c0) / elapsed, 3)
             rec["long_poll_warnings"] = log_warnings() - warn0

@@ -45,7 +45,6 @@ NS_PREFIX = "dcnsplit-"
 SERVER_NS = NS_PREFIX + "srv"
 RUN_ROOT = "/run/dcn/ovs-split"
 CHUNK = 1024          # ovs-vsctl commands per transaction, as the testbed's _create_switches
-HZ = os.sysconf("SC_CLK_TCK")
 _LOCK = None
 
 
@@ -68,16 +67,6 @@ def ip_batch(ns, lines):
 def our_namespaces():
     r = sh(["ip", "netns", "list"], check=False)
     return [w.split()[0] for w in r.stdout.splitlines() if w.split() and w.split()[0].startswith(NS_PREFIX)]
-
-
-def proc_cpu_s(pid):
-    """utime + stime of a process, seconds (None when it is gone)."""
-    try:
-        with open("/proc/%d/stat" % pid) as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / HZ
-    except (OSError, IndexError, ValueError):
-        return None
 
 
 def rss_mib(pid):
@@ -230,7 +219,7 @@ def one_run(w, k, limit, idle_s):
         for i in insts:
             i.start()
         rec["daemons_start_s"] = round(time.time() - t0, 2)
-        cpu0 = {i.index: proc_cpu_s(i.vswitchd()) or 0.0 for i in insts}
+        cpu0 = {i.index: state.proc_cpu_s(i.vswitchd()) or 0.0 for i in insts}
         cmds = {i.index: [] for i in insts}
         for s in w.switch_list:
             cmds[of_switch[s["name"]].index] += ovs.add_bridge_cmds(bridge[s["name"]], "netdev",
@@ -254,15 +243,15 @@ def one_run(w, k, limit, idle_s):
         rec["per_instance_add_s"] = [round(result[i.index], 2) if not isinstance(result[i.index], Exception)
                                      else None for i in insts]
         rec["datapath_ports"] = sum(i.datapath_ports() for i in insts)
-        rec["vswitchd_cpu_s"] = round(sum((proc_cpu_s(i.vswitchd()) or 0.0) - cpu0[i.index] for i in insts), 1)
+        rec["vswitchd_cpu_s"] = round(sum((state.proc_cpu_s(i.vswitchd()) or 0.0) - cpu0[i.index] for i in insts), 1)
         rec["vswitchd_rss_mib"] = round(sum(rss_mib(i.vswitchd()) for i in insts), 1)
         rec["ok"] = not errors and rec["datapath_ports"] == len(links)
         if errors:
             rec["errors"] = errors
         if idle_s:
-            c0 = sum(proc_cpu_s(i.vswitchd()) or 0.0 for i in insts)
+            c0 = sum(state.proc_cpu_s(i.vswitchd()) or 0.0 for i in insts)
             time.sleep(idle_s)
-            rec["idle_cores"] = round((sum(proc_cpu_s(i.vswitchd()) or 0.0 for i in insts) - c0) / idle_s, 3)
+            rec["idle_cores"] = round((sum(state.proc_cpu_s(i.vswitchd()) or 0.0 for i in insts) - c0) / idle_s, 3)
     finally:
         t0 = time.time()
         pids = [p for i in insts for p in i.pids()]
@@ -275,8 +264,9 @@ def one_run(w, k, limit, idle_s):
     return rec
 
 
-COLS = [("round", "round"), ("instances", "K"), ("ports", "ports"), ("veths_s", "veths s"), ("daemons_start_s", "daemons s"),
-        ("ports_add_s", "ports added s"), ("datapath_ports", "in datapaths"), ("vswitchd_cpu_s", "vswitchd CPU s"),
+COLS = [("round", "round"), ("instances", "K"), ("ports", "ports"), ("veths_s", "veths s"),
+        ("daemons_start_s", "daemons s"), ("ports_add_s", "ports added s"), ("datapath_ports", "in datapaths"),
+        ("vswitchd_cpu_s", "vswitchd CPU s"),
         ("vswitchd_rss_mib", "RSS MiB"), ("idle_cores", "idle cores"), ("teardown_s", "teardown s"),
         ("settle_s", "settle s"), ("ok", "ok")]
 
