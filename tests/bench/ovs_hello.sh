@@ -33,16 +33,8 @@ run() {
   echo "# tests/bench/ovs_hello.sh --rounds $rounds: bcube n=4 k=3 (256 servers, 1024 links) on OVS"
   ovs_bench_stamp "$repo"
   echo "# hello_ms, exit status, the smoke check's ping and iperf3 lines"
-  log=$(mktemp)
-  for r in $(seq 1 "$rounds"); do
-    for h in 100 1000; do
-      ovs_bench_testbed "$repo" "$build" "bcube n=4 k=3" "$log" --hello-ms "$h"
-      rc=$?
-      echo "hello $h ms, round $r, exit $rc"
-      grep -E "^\*\*\* (ping a sample|iperf3 )" "$log" | sed 's/^/  /'
-    done
-  done
-  rm -f "$log"
+  ovs_bench_alternate "$repo" "$build" "bcube n=4 k=3" "$rounds" "^\*\*\* (ping a sample|iperf3 )" \
+    "hello %s ms" --hello-ms "100 1000"
 }
 
 if [ -n "$out" ]; then run | tee "$out"; else run; fi

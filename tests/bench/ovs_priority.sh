@@ -38,16 +38,9 @@ run() {
   echo "# tests/bench/ovs_priority.sh --rounds $rounds --topo \"$topo\" --hello-ms $hello: OVS userspace datapath, the testbed's other defaults"
   ovs_bench_stamp "$repo"
   echo "# forwarder priority, exit status, bring-up, the smoke check's ping and iperf3 lines"
-  log=$(mktemp)
-  for r in $(seq 1 "$rounds"); do
-    for prio in normal rt; do
-      ovs_bench_testbed "$repo" "$build" "$topo" "$log" --hello-ms "$hello" --ovs-forwarder "$prio"
-      rc=$?
-      echo "forwarder $prio, round $r, exit $rc"
-      grep -E "^(\*\*\* (testbed up|ping a sample|iperf3 |ovs-vswitchd)|dcn_testbed: )" "$log" | sed 's/^/  /'
-    done
-  done
-  rm -f "$log"
+  ovs_bench_alternate "$repo" "$build" "$topo" "$rounds" \
+    "^(\*\*\* (testbed up|ping a sample|iperf3 |ovs-vswitchd)|dcn_testbed: )" \
+    "forwarder %s" --ovs-forwarder "normal rt" --hello-ms "$hello"
 }
 
 if [ -n "$out" ]; then run | tee "$out"; else run; fi
