@@ -254,11 +254,7 @@ def one_run(w, k, limit, idle_s):
             rec["idle_cores"] = round((sum(state.proc_cpu_s(i.vswitchd()) or 0.0 for i in insts) - c0) / idle_s, 3)
     finally:
         t0 = time.time()
-        pids = [p for i in insts for p in i.pids()]
-        stop_pids(pids)
-        for ns in our_namespaces():
-            sh(["ip", "netns", "del", ns], check=False)
-        subprocess.run(["rm", "-rf", RUN_ROOT])
+        clean()
         rec["teardown_s"] = round(time.time() - t0, 2)
         rec["settle_s"] = wait_quiet()
     return rec
