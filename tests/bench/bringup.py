@@ -5,6 +5,7 @@ for BCube instances of 16, 64, 256 and 1024 servers (and the BCube paper's
 Linux bridges. Writes results/bringup/summary.json.
 
   tests/bench/bringup.py BUILD_DIR [--sizes 16,64] [--switch ovs,lxbr] [--no-2048]
+                         [--container-shapers htb,tbf] [--out FILE_OR_DIR]
 
 Needs root; takes the machine-wide namespace lock itself. Not a timed test:
 numbers are recorded, nothing is asserted about them."""
@@ -139,8 +140,13 @@ def main():
     ap.add_argument("--no-2048", action="store_true")
     ap.add_argument("--container-shapers", default="htb,tbf",
                     help="the 2048-server container once per link shaper (orchestrator/linkclass.py SHAPERS)")
-    ap.add_argument("--out", default=os.path.join(REPO, "results", "bringup", "summary.json"))
+    ap.add_argument("--out", default=os.path.join(REPO, "results", "bringup", "summary.json"),
+                    help="summary file (table.md is written beside it); a directory means DIR/summary.json")
     a = ap.parse_args()
+    try:
+        a.out, plan = check_options(a)
+    except ValueError as e:
+        ap.error(str(e))  # one line, exit 2, before anything is built
     if os.geteuid() != 0:
         print("bringup bench: needs root (network namespaces); skipped")
         return 0
@@ -156,12 +162,6 @@ def main():
     runs = []
     # the machine-wide lock is taken per run, so other suites can interleave
     if True:
-        plan = []
-        for size in [int(x) for x in a.sizes.split(",") if x]:
-            for sw in a.switch.split(","):
-                plan.append((SIZES[size], sw, "htb"))
-        if not a.no_2048:
-            plan += [(CONTAINER_2048, "lxbr", sh) for sh in a.container_shapers.split(",")]
         for spec, sw, shaper in plan:
             links = int(json.loads(subprocess.run(
                 [testing.tool_path(a.build, "dcn-topo"), "stats"] + spec.split(),
@@ -190,6 +190,40 @@ def main():
     write_summary(a.out, runs, a.build)
     print("wrote %s" % a.out)
     return 0
+
+
+def check_options(a):
+    """The output path and the plan of runs, or ValueError naming the bad
+    option: checked before the first run, so that a typo costs nothing and a
+    long run is never lost at the end because its file cannot be written.
+    An existing directory as --out means summary.json inside it."""
+    out = os.path.abspath(a.out)
+    if os.path.isdir(out):
+        out = os.path.join(out, "summary.json")
+    parent = os.path.dirname(out)
+    while not os.path.exists(parent):  # made at the first write
+        parent = os.path.dirname(parent)
+    if not os.path.isdir(parent) or not os.access(parent, os.W_OK):
+        raise ValueError("--out %s: %s is not a writable directory" % (a.out, parent))
+    if os.path.exists(out) and not os.access(out, os.W_OK):
+        raise ValueError("--out %s: not writable" % a.out)
+    plan = []
+    switches = [x for x in a.switch.split(",") if x]
+    for sw in switches:
+        if sw not in ("ovs", "lxbr"):
+            raise ValueError("--switch %s: expected ovs and/or lxbr" % sw)
+    for x in [x for x in a.sizes.split(",") if x]:
+        if not x.isdigit() or int(x) not in SIZES:
+            raise ValueError("--sizes %s: expected some of %s" % (x, ",".join(str(k) for k in sorted(SIZES))))
+        plan += [(SIZES[int(x)], sw, "htb") for sw in switches]
+    if not a.no_2048:
+        for sh in [x for x in a.container_shapers.split(",") if x]:
+            if sh not in linkclass.SHAPERS:
+                raise ValueError("--container-shapers %s: expected some of %s" % (sh, ",".join(linkclass.SHAPERS)))
+            plan.append((CONTAINER_2048, "lxbr", sh))
+    if not plan:
+        raise ValueError("nothing to run: --sizes and --container-shapers are both empty")
+    return out, plan
 
 
 def write_summary(out, runs, build):

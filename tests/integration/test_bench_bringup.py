@@ -80,3 +80,31 @@ def test_summary_and_table_come_from_the_script_only(bench, monkeypatch, tmp_pat
     assert len(rows) == 3
     assert rows[0].endswith("| **no** |") and rows[1].endswith("| yes |")
     assert "29 / 32" in rows[0]  # 2n pairs sampled at 16 servers, 3 failed
+
+
+@pytest.mark.parametrize("args, names", [
+    (["--sizes", "17"], "--sizes 17"),
+    (["--sizes", "16", "--switch", "ovz"], "--switch ovz"),
+    (["--container-shapers", "cbq"], "--container-shapers cbq"),
+    (["--sizes", "", "--no-2048"], "nothing to run"),
+    (["--out", "/proc/version/summary.json"], "--out"),
+])
+def test_bad_options_fail_in_one_line_before_any_run(args, names, tmp_path):
+    """A typo must cost nothing: exit 2 with one line naming the option, no
+    traceback, nothing written (a full run used to end in a traceback when
+    --out was a directory, losing the run)."""
+    import subprocess
+    r = subprocess.run([sys.executable, os.path.join(REPO, "tests", "bench", "bringup.py"),
+                        os.path.join(REPO, "build"), "--out", str(tmp_path / "s.json")] + args,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=60)
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert "Traceback" not in r.stderr and names in r.stderr.splitlines()[-1]
+    assert r.stdout == "" and list(tmp_path.iterdir()) == []
+
+
+def test_a_directory_as_out_means_summary_json_inside(bench, tmp_path):
+    import argparse
+    a = argparse.Namespace(out=str(tmp_path), sizes="16", switch="lxbr", no_2048=True, container_shapers="htb")
+    out, plan = bench.check_options(a)
+    assert out == str(tmp_path / "summary.json")
+    assert plan == [("bcube n=4 k=1", "lxbr", "htb")]
