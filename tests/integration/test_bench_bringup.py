@@ -72,7 +72,7 @@ def test_summary_and_table_come_from_the_script_only(bench, monkeypatch, tmp_pat
     out = tmp_path / "summary.json"
     bench.write_summary(str(out), runs, os.path.join(REPO, "build"))
     s = json.loads(out.read_text())
-    assert set(s) == {"repo_head", "repo_modified", "build_dir", "what", "machine", "date_utc", "runs"}
+    assert set(s) == {"repo_head", "repo_modified", "build_dir", "options", "what", "machine", "date_utc", "runs"}
     assert s["build_dir"] == "build"  # no machine path
     assert [r["ok"] for r in s["runs"]] == [False, True, False]
     table = (tmp_path / "table.md").read_text().splitlines()
@@ -104,7 +104,20 @@ def test_bad_options_fail_in_one_line_before_any_run(args, names, tmp_path):
 
 def test_a_directory_as_out_means_summary_json_inside(bench, tmp_path):
     import argparse
-    a = argparse.Namespace(out=str(tmp_path), sizes="16", switch="lxbr", no_2048=True, container_shapers="htb")
+    a = argparse.Namespace(out=str(tmp_path), sizes="16", switch="lxbr", no_2048=True, container_shapers="htb",
+                           ovs_max_links=0)
     out, plan = bench.check_options(a)
     assert out == str(tmp_path / "summary.json")
     assert plan == [("bcube n=4 k=1", "lxbr", "htb")]
+
+
+def test_the_container_runs_on_ovs_too_with_one_shaper_and_ovs_max_links_skips(bench, monkeypatch, tmp_path):
+    import argparse
+    a = argparse.Namespace(out=str(tmp_path), sizes="", switch="lxbr,ovs", no_2048=False,
+                           container_shapers="htb,tbf", ovs_max_links=0)
+    _, plan = bench.check_options(a)
+    assert plan == [(bench.CONTAINER_2048, "lxbr", "htb"), (bench.CONTAINER_2048, "lxbr", "tbf"),
+                    (bench.CONTAINER_2048, "ovs", "htb")]
+    a.ovs_max_links = -1
+    with pytest.raises(ValueError, match="--ovs-max-links"):
+        bench.check_options(a)
