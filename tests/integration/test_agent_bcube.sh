@@ -21,6 +21,11 @@ set +e
 msg=$("$BUILD/agent/src/agent/dcn-agent" --topo "bcube n=2 k=1" --name nosuch 2>&1); rc=$?
 set -e
 [ "$rc" = 2 ] && [ "$(echo "$msg" | wc -l)" = 1 ] || fail "dcn-agent with a bad --name: exit $rc, '$msg'"
+set +e
+msg=$("$BUILD/agent/src/agent/dcn-agent" --topo "bcube n=2 k=1" --name h00 --relay-copy maybe 2>&1); rc=$?
+set -e
+[ "$rc" = 2 ] && [ "$msg" = "dcn-agent: --relay-copy must be on or off, got 'maybe'" ] ||
+  fail "dcn-agent with a bad --relay-copy: exit $rc, '$msg'"
 
 dcnt_setup
 for s in "${DCNT_SERVERS[@]}"; do

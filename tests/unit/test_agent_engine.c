@@ -107,6 +107,48 @@ START_TEST(relay_forwards_with_one_lookup)
 }
 END_TEST
 
+/* The agent's send_rx_frame: records which frame it was handed. */
+static const uint8_t *rx_sent_at;
+static size_t rx_sent_len;
+static int rx_sent;
+static int record_send_rx(void *ctx, unsigned port, const uint8_t *frame, size_t len)
+{
+    (void)ctx;
+    (void)port;
+    rx_sent_at = frame;
+    rx_sent_len = len;
+    rx_sent++;
+    return 0;
+}
+
+/* A relayed frame goes out through send_rx_frame, as the very buffer it came
+ * in (the agent queues a reference, no copy); frames the engine builds
+ * itself (from TUN, hellos) go through send_frame, which copies. */
+START_TEST(relay_sends_the_received_buffer_itself)
+{
+    harness *h = relay_with_neighbors();
+    h->e.io.send_rx_frame = record_send_rx;
+    rx_sent = 0;
+    uint8_t buf[512];
+    size_t n = data_frame(buf, H00, H11, RELAY_PATH, 2, 1);
+    engine_rx_frame(&h->e, 0, buf, n);
+    ck_assert_int_eq(rx_sent, 1);
+    ck_assert_ptr_eq(rx_sent_at, buf);
+    ck_assert_uint_eq(rx_sent_len, n);
+    ck_assert_int_eq(h->nout, 0);
+    ck_assert_uint_eq(h->e.c.relayed, 1);
+    ck_assert_uint_eq(h->e.port[1].tx_frames, 1); /* counted as any frame sent */
+    uint8_t ip[ENGINE_HEADROOM + 200];
+    ah_ipv4(ip + ENGINE_HEADROOM, H01, H00, 5, 6, 120);
+    engine_from_tun(&h->e, ip, 120);
+    engine_send_hellos(&h->e);
+    ck_assert_int_eq(rx_sent, 1);
+    ck_assert_ptr_nonnull(ah_find(h, DCN_T_DATA));
+    ck_assert_ptr_nonnull(ah_find(h, DCN_T_HELLO));
+    ah_free(h);
+}
+END_TEST
+
 START_TEST(destination_strips_the_header)
 {
     harness *h = relay_with_neighbors();
@@ -880,6 +922,7 @@ int main(void)
     tcase_add_test(tc, neighbor_table_from_topology);
     tcase_add_test(tc, hellos_are_sent_on_every_port);
     tcase_add_test(tc, relay_forwards_with_one_lookup);
+    tcase_add_test(tc, relay_sends_the_received_buffer_itself);
     tcase_add_test(tc, destination_strips_the_header);
     tcase_add_test(tc, tun_packets_are_encapsulated);
     tcase_add_test(tc, ip_total_length_below_header_is_dropped);

@@ -118,16 +118,21 @@ static int lo_sender(void)
 
 /* frame number `seq`, `len` bytes: zero MACs, the DCN EtherType, then seq
  * in the first payload byte and a pattern after it */
-static void send_frame(int fd, unsigned seq, size_t len)
+static void fill_frame(uint8_t *f, unsigned seq, size_t len)
 {
-    static uint8_t f[16384];
-    ck_assert_uint_le(len, sizeof f);
     memset(f, 0, 12);
     f[12] = DCN_ETHERTYPE >> 8;
     f[13] = DCN_ETHERTYPE & 0xff;
     for (size_t i = 14; i < len; i++)
         f[i] = (uint8_t)(seq + i);
     f[14] = (uint8_t)seq;
+}
+
+static void send_frame(int fd, unsigned seq, size_t len)
+{
+    static uint8_t f[16384];
+    ck_assert_uint_le(len, sizeof f);
+    fill_frame(f, seq, len);
     ck_assert_int_eq(send(fd, f, len, 0), (ssize_t)len);
 }
 
@@ -189,6 +194,38 @@ START_TEST(ring_hands_out_frames_in_order_across_its_wrap)
     close(tx);
     rawsock_close(&s);
     ck_assert_ptr_null(s.ring);
+}
+END_TEST
+
+/* A relayed frame is queued by reference (rawsock_queue_ref): what goes
+ * out is the caller's buffer as it is at the flush, and a copy queued later
+ * in the same queue entry goes into the socket's own slot, never into the
+ * caller's buffer the entry pointed at before. */
+START_TEST(a_queued_reference_is_sent_from_the_callers_buffer_and_never_written)
+{
+    own_netns_with_lo_mtu(1500);
+    close(lo_sender()); /* lo up */
+    rawsock tx, rx;
+    char err[160];
+    ck_assert_msg(rawsock_open(&tx, "lo", 0, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(rawsock_open(&rx, "lo", 0, err, sizeof err) == 0, "%s", err);
+    static uint8_t relayed[1000], other[1000], want[1000];
+    fill_frame(relayed, 1, sizeof relayed);
+    ck_assert_int_eq(rawsock_queue_ref(&tx, relayed, sizeof relayed), 0);
+    fill_frame(relayed, 0, sizeof relayed); /* rewritten before the flush: no copy was taken */
+    rawsock_flush(&tx);
+    fill_frame(other, 1, sizeof other);
+    ck_assert_int_eq(rawsock_queue(&tx, other, sizeof other), 0); /* the same queue entry */
+    fill_frame(want, 0, sizeof want);
+    ck_assert_mem_eq(relayed, want, sizeof want);
+    ck_assert_ptr_eq(tx.tiov[0].iov_base, tx.tbuf);
+    rawsock_flush(&tx);
+    ck_assert_int_eq(rawsock_queue_ref(&tx, relayed, 20000), -1); /* longer than a slot */
+    unsigned seq = 0;
+    ck_assert_uint_eq(drain(&rx, &seq, sizeof relayed), 2);
+    ck_assert_uint_eq(tx.tx_dropped, 0);
+    rawsock_close(&tx);
+    rawsock_close(&rx);
 }
 END_TEST
 
@@ -266,6 +303,7 @@ int main(void)
     if (geteuid() == 0) {
         tcase_add_test(tc, buffers_are_resident_and_sized_at_mtu_1500);
         tcase_add_test(tc, buffers_are_resident_and_sized_at_mtu_9000);
+        tcase_add_test(tc, a_queued_reference_is_sent_from_the_callers_buffer_and_never_written);
         tcase_add_test(tc, ring_hands_out_frames_in_order_across_its_wrap);
         tcase_add_test(tc, ring_drops_a_frame_longer_than_its_slot);
         tcase_add_test(tc, ring_socket_error_does_not_keep_it_readable);

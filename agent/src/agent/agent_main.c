@@ -85,14 +85,27 @@ static uint64_t io_now(void *ctx)
     return mono_ms();
 }
 
-static int io_send(void *ctx, unsigned port, const uint8_t *frame, size_t len)
+static int io_send_how(void *ctx, unsigned port, const uint8_t *frame, size_t len, bool by_reference)
 {
     agent *a = ctx;
     if (port >= ENGINE_MAX_PORTS || a->sock[port].fd < 0)
         return -1;
     if (a->pcap)
         pcapw_write(a->pcap, frame, len, 0);
-    return rawsock_queue(&a->sock[port], frame, len);
+    return by_reference ? rawsock_queue_ref(&a->sock[port], frame, len) : rawsock_queue(&a->sock[port], frame, len);
+}
+
+static int io_send(void *ctx, unsigned port, const uint8_t *frame, size_t len)
+{
+    return io_send_how(ctx, port, frame, len, false);
+}
+
+/* A relayed frame, still in its port's receive batch: on_port flushes every
+ * send queue before that batch is reused (flush_all, then rawsock_recv_done),
+ * so the queue holds a reference instead of a copy. */
+static int io_send_rx(void *ctx, unsigned port, const uint8_t *frame, size_t len)
+{
+    return io_send_how(ctx, port, frame, len, true);
 }
 
 static void tun_write_one(agent *a, const uint8_t *ip, size_t len)
@@ -447,7 +460,8 @@ int main(int argc, char **argv)
     cfg.dead_misses = a->opt.dead_misses;
     cfg.seed = a->opt.seed;
     cfg.mdcube_routing = a->opt.mdcube_routing;
-    engine_io io = {.ctx = a, .now_ms = io_now, .send_frame = io_send, .deliver_ip = io_deliver};
+    engine_io io = {.ctx = a, .now_ms = io_now, .send_frame = io_send, .send_rx_frame = a->opt.relay_copy ? NULL : io_send_rx,
+                    .deliver_ip = io_deliver};
     if (engine_init(a->e, &a->topo, self, &cfg, &io) < 0) {
         logf_("engine setup failed");
         return 1;

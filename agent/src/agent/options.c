@@ -78,7 +78,7 @@ int agent_ifname(const agent_options *o, unsigned port, char *out, size_t len)
 enum {
     OPT_TOPO = 1000, OPT_NAME, OPT_IFFMT, OPT_PORT, OPT_CTL, OPT_CTL_GROUP, OPT_HELLO, OPT_DEAD, OPT_CAP, OPT_MTU, OPT_PCAP,
     OPT_TUN, OPT_SEED, OPT_LOG, OPT_PID, OPT_FG, OPT_CHECK, OPT_HELP, OPT_MDCUBE_ROUTING, OPT_TUN_OFFLOAD,
-    OPT_RX_RING
+    OPT_RX_RING, OPT_RELAY_COPY
 };
 
 static const struct option longopts[] = {
@@ -98,6 +98,7 @@ static const struct option longopts[] = {
     {"mdcube-routing", required_argument, NULL, OPT_MDCUBE_ROUTING},
     {"tun-offload", required_argument, NULL, OPT_TUN_OFFLOAD},
     {"rx-ring", required_argument, NULL, OPT_RX_RING},
+    {"relay-copy", required_argument, NULL, OPT_RELAY_COPY},
     {"log", required_argument, NULL, OPT_LOG},
     {"pidfile", required_argument, NULL, OPT_PID},
     {"foreground", no_argument, NULL, OPT_FG},
@@ -246,6 +247,16 @@ int agent_options_parse(agent_options *o, int argc, char **argv, char *err, size
                 o->tun_offload = false;
             else {
                 snprintf(err, errlen, "--tun-offload must be on or off, got '%s'", a);
+                return -1;
+            }
+            break;
+        case OPT_RELAY_COPY:
+            if (strcmp(a, "on") == 0)
+                o->relay_copy = true;
+            else if (strcmp(a, "off") == 0)
+                o->relay_copy = false;
+            else {
+                snprintf(err, errlen, "--relay-copy must be on or off, got '%s'", a);
                 return -1;
             }
             break;

@@ -24,6 +24,8 @@ typedef struct agent_options {
     engine_mdcube_routing mdcube_routing; /* --mdcube-routing hier (default) | source */
     uint32_t rx_ring; /* --rx-ring FRAMES: a TPACKET_V2 receive ring per port; 0 (default): recvmmsg */
     bool tun_offload; /* --tun-offload on (default) | off: IFF_VNET_HDR, TSO4 and checksum offload on TUN */
+    bool relay_copy;  /* --relay-copy on | off (default): copy relayed frames into the send queue, or queue
+                       * a reference to them in their receive batch */
     bool foreground;
     bool check; /* --check: validate the options and the topology, then exit */
 } agent_options;

@@ -22,10 +22,11 @@ void engine_config_default(engine_config *c)
 
 uint64_t eng_now(const engine *e) { return e->io.now_ms(e->io.ctx); }
 
-int eng_tx(engine *e, unsigned port, const uint8_t *frame, size_t len)
+static int eng_tx_with(engine *e, int (*send)(void *, unsigned, const uint8_t *, size_t), unsigned port,
+                       const uint8_t *frame, size_t len)
 {
     engine_port *p = &e->port[port];
-    if (!p->present || e->io.send_frame(e->io.ctx, port, frame, len) < 0) {
+    if (!p->present || send(e->io.ctx, port, frame, len) < 0) {
         e->c.drop_tx_error++;
         return -1;
     }
@@ -33,6 +34,17 @@ int eng_tx(engine *e, unsigned port, const uint8_t *frame, size_t len)
     p->tx_frames++;
     e->c.tx_ok++;
     return 0;
+}
+
+int eng_tx(engine *e, unsigned port, const uint8_t *frame, size_t len)
+{
+    return eng_tx_with(e, e->io.send_frame, port, frame, len);
+}
+
+/* a frame from engine_rx_frame, rewritten in place and not touched again */
+static int eng_tx_rx_frame(engine *e, unsigned port, const uint8_t *frame, size_t len)
+{
+    return eng_tx_with(e, e->io.send_rx_frame ? e->io.send_rx_frame : e->io.send_frame, port, frame, len);
 }
 
 void eng_put_eth(engine *e, uint8_t *frame, const uint8_t dst[6], unsigned port)
@@ -677,7 +689,7 @@ static void relay(engine *e, unsigned port, uint8_t *frame, size_t len, const dc
     eng_put_eth(e, frame, ne->mac, ne->port);
     e->c.rx_ok++;
     e->c.relayed++;
-    eng_tx(e, ne->port, frame, len);
+    eng_tx_rx_frame(e, ne->port, frame, len);
 }
 
 void engine_rx_frame(engine *e, unsigned port, uint8_t *frame, size_t len)

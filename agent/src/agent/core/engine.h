@@ -26,6 +26,12 @@ typedef struct engine_io {
     uint64_t (*now_ms)(void *ctx);
     /* Sends one Ethernet frame on a port; the buffer is only valid during the call. */
     int (*send_frame)(void *ctx, unsigned port, const uint8_t *frame, size_t len);
+    /* Optional (NULL: send_frame). Sends a frame that came in through
+     * engine_rx_frame, rewritten in place (a relayed frame): the engine
+     * neither reads nor writes it again, and the caller keeps its receive
+     * buffers unchanged until it has flushed what it queued, so it may
+     * queue a reference to the frame instead of a copy. */
+    int (*send_rx_frame)(void *ctx, unsigned port, const uint8_t *frame, size_t len);
     /* Delivers one IPv4 packet to the local stack (TUN). */
     void (*deliver_ip)(void *ctx, const uint8_t *ip, size_t len);
 } engine_io;

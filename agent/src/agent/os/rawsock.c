@@ -275,7 +275,21 @@ int rawsock_queue(rawsock *s, const uint8_t *frame, size_t len)
         return -1;
     if (s->tn == RAWSOCK_BATCH)
         rawsock_flush(s);
-    memcpy(s->tiov[s->tn].iov_base, frame, len);
+    uint8_t *slot = s->tbuf + (size_t)s->tn * s->slot; /* the entry may have held a reference */
+    memcpy(slot, frame, len);
+    s->tiov[s->tn].iov_base = slot;
+    s->tiov[s->tn].iov_len = len;
+    s->tn++;
+    return 0;
+}
+
+int rawsock_queue_ref(rawsock *s, const uint8_t *frame, size_t len)
+{
+    if (s->fd < 0 || len > s->slot)
+        return -1;
+    if (s->tn == RAWSOCK_BATCH)
+        rawsock_flush(s);
+    s->tiov[s->tn].iov_base = (void *)(uintptr_t)frame; /* only read, by sendmmsg */
     s->tiov[s->tn].iov_len = len;
     s->tn++;
     return 0;

@@ -4,7 +4,8 @@
  * or (--rx-ring N) from a TPACKET_V2 receive ring of N frames mapped into
  * the agent, which saves the system call and the socket-queue work per
  * frame. Sends in batches with sendmmsg() from a queue of preallocated
- * slots. */
+ * slots, or of references to frames that stay put until the flush (relayed
+ * frames, sent from the receive batch they came in). */
 #ifndef DCN_AGENT_RAWSOCK_H
 #define DCN_AGENT_RAWSOCK_H
 
@@ -68,6 +69,10 @@ int rawsock_recv_batch(rawsock *s);
 void rawsock_recv_done(rawsock *s);
 /* Copies a frame into the send queue, flushing when the queue is full. */
 int rawsock_queue(rawsock *s, const uint8_t *frame, size_t len);
+/* Queues a reference to the frame instead of a copy: the caller keeps the
+ * frame's bytes unchanged until this socket's next rawsock_flush (a relayed
+ * frame, still in the receive batch it came in). */
+int rawsock_queue_ref(rawsock *s, const uint8_t *frame, size_t len);
 /* Sends everything queued. */
 void rawsock_flush(rawsock *s);
 /* Current carrier (IFF_RUNNING) of an interface by name, -1 when absent. */
