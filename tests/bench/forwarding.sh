@@ -21,7 +21,8 @@
 #   DCN_BENCH_ROUNDS   rounds of alternation per MTU (5)
 #   DCN_BENCH_MTUS     link MTUs ("1500 9000")
 #   DCN_BENCH_MODES    modes in each round, in order ("agent
-#                      agent:--rx-ring=1024 agent:--tun-offload=off kernel");
+#                      agent:--relay-copy=on agent:--rx-ring=1024
+#                      agent:--tun-offload=off kernel");
 #                      a mode "agent:OPTS" runs the agents with extra
 #                      options (the agents are restarted when the options
 #                      change)
@@ -35,7 +36,7 @@ root=$(cd "$here/../.." && pwd)
 DURATION=${DCN_BENCH_SECONDS:-5}
 ROUNDS=${DCN_BENCH_ROUNDS:-5}
 MTUS=${DCN_BENCH_MTUS:-1500 9000}
-MODES=${DCN_BENCH_MODES:-agent agent:--rx-ring=1024 agent:--tun-offload=off kernel}
+MODES=${DCN_BENCH_MODES:-agent agent:--relay-copy=on agent:--rx-ring=1024 agent:--tun-offload=off kernel}
 out_dir=${DCN_BENCH_OUT:-$root/results/forwarding}
 if [ "$(id -u)" != 0 ]; then echo "forwarding.sh: needs root (network namespaces)" >&2; exit 1; fi
 if [ -z "${DCN_BENCH_LOCKED:-}" ]; then
