@@ -20,6 +20,17 @@ static int parse_u32(const char *s, uint32_t lo, uint32_t hi, uint32_t *out)
     return 0;
 }
 
+/* "on" or "off" for the option `name`; else -1 with err filled */
+static int parse_on_off(const char *name, const char *s, bool *out, char *err, size_t errlen)
+{
+    if (strcmp(s, "on") == 0 || strcmp(s, "off") == 0) {
+        *out = s[1] == 'n';
+        return 0;
+    }
+    snprintf(err, errlen, "%s must be on or off, got '%s'", name, s);
+    return -1;
+}
+
 static int copy(char *dst, size_t cap, const char *src)
 {
     size_t n = strlen(src);
@@ -241,24 +252,12 @@ int agent_options_parse(agent_options *o, int argc, char **argv, char *err, size
             }
             break;
         case OPT_TUN_OFFLOAD:
-            if (strcmp(a, "on") == 0)
-                o->tun_offload = true;
-            else if (strcmp(a, "off") == 0)
-                o->tun_offload = false;
-            else {
-                snprintf(err, errlen, "--tun-offload must be on or off, got '%s'", a);
+            if (parse_on_off("--tun-offload", a, &o->tun_offload, err, errlen) < 0)
                 return -1;
-            }
             break;
         case OPT_RELAY_COPY:
-            if (strcmp(a, "on") == 0)
-                o->relay_copy = true;
-            else if (strcmp(a, "off") == 0)
-                o->relay_copy = false;
-            else {
-                snprintf(err, errlen, "--relay-copy must be on or off, got '%s'", a);
+            if (parse_on_off("--relay-copy", a, &o->relay_copy, err, errlen) < 0)
                 return -1;
-            }
             break;
         case OPT_RX_RING:
             if (parse_u32(a, 0, RAWSOCK_RING_MAX, &o->rx_ring) < 0) {
