@@ -460,8 +460,8 @@ int main(int argc, char **argv)
     cfg.dead_misses = a->opt.dead_misses;
     cfg.seed = a->opt.seed;
     cfg.mdcube_routing = a->opt.mdcube_routing;
-    engine_io io = {.ctx = a, .now_ms = io_now, .send_frame = io_send, .send_rx_frame = a->opt.relay_copy ? NULL : io_send_rx,
-                    .deliver_ip = io_deliver};
+    engine_io io = {.ctx = a, .now_ms = io_now, .send_frame = io_send,
+                    .send_rx_frame = a->opt.relay_copy ? NULL : io_send_rx, .deliver_ip = io_deliver};
     if (engine_init(a->e, &a->topo, self, &cfg, &io) < 0) {
         logf_("engine setup failed");
         return 1;
