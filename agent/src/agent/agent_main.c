@@ -85,19 +85,20 @@ static uint64_t io_now(void *ctx)
     return mono_ms();
 }
 
-static int io_send_how(void *ctx, unsigned port, const uint8_t *frame, size_t len, bool by_reference)
+/* The socket a frame goes out on (NULL: no such port), after the capture. */
+static rawsock *io_port(agent *a, unsigned port, const uint8_t *frame, size_t len)
 {
-    agent *a = ctx;
     if (port >= ENGINE_MAX_PORTS || a->sock[port].fd < 0)
-        return -1;
+        return NULL;
     if (a->pcap)
         pcapw_write(a->pcap, frame, len, 0);
-    return by_reference ? rawsock_queue_ref(&a->sock[port], frame, len) : rawsock_queue(&a->sock[port], frame, len);
+    return &a->sock[port];
 }
 
 static int io_send(void *ctx, unsigned port, const uint8_t *frame, size_t len)
 {
-    return io_send_how(ctx, port, frame, len, false);
+    rawsock *s = io_port(ctx, port, frame, len);
+    return s ? rawsock_queue(s, frame, len) : -1;
 }
 
 /* A relayed frame, still in its port's receive batch: on_port flushes every
@@ -105,7 +106,8 @@ static int io_send(void *ctx, unsigned port, const uint8_t *frame, size_t len)
  * so the queue holds a reference instead of a copy. */
 static int io_send_rx(void *ctx, unsigned port, const uint8_t *frame, size_t len)
 {
-    return io_send_how(ctx, port, frame, len, true);
+    rawsock *s = io_port(ctx, port, frame, len);
+    return s ? rawsock_queue_ref(s, frame, len) : -1;
 }
 
 static void tun_write_one(agent *a, const uint8_t *ip, size_t len)
@@ -460,8 +462,10 @@ int main(int argc, char **argv)
     cfg.dead_misses = a->opt.dead_misses;
     cfg.seed = a->opt.seed;
     cfg.mdcube_routing = a->opt.mdcube_routing;
-    engine_io io = {.ctx = a, .now_ms = io_now, .send_frame = io_send,
-                    .send_rx_frame = a->opt.relay_copy ? NULL : io_send_rx, .deliver_ip = io_deliver};
+    engine_io io = {.ctx = a, .now_ms = io_now, .send_frame = io_send, .send_rx_frame = io_send_rx,
+                    .deliver_ip = io_deliver};
+    if (a->opt.relay_copy)
+        io.send_rx_frame = NULL; /* relayed frames go through send_frame, copied */
     if (engine_init(a->e, &a->topo, self, &cfg, &io) < 0) {
         logf_("engine setup failed");
         return 1;

@@ -22,11 +22,10 @@ void engine_config_default(engine_config *c)
 
 uint64_t eng_now(const engine *e) { return e->io.now_ms(e->io.ctx); }
 
-static int eng_tx_with(engine *e, int (*send)(void *, unsigned, const uint8_t *, size_t), unsigned port,
-                       const uint8_t *frame, size_t len)
+/* counts what the seam's send returned (rc) for a frame of len bytes */
+static int eng_tx_count(engine *e, engine_port *p, size_t len, int rc)
 {
-    engine_port *p = &e->port[port];
-    if (!p->present || send(e->io.ctx, port, frame, len) < 0) {
+    if (rc < 0) {
         e->c.drop_tx_error++;
         return -1;
     }
@@ -38,13 +37,17 @@ static int eng_tx_with(engine *e, int (*send)(void *, unsigned, const uint8_t *,
 
 int eng_tx(engine *e, unsigned port, const uint8_t *frame, size_t len)
 {
-    return eng_tx_with(e, e->io.send_frame, port, frame, len);
+    engine_port *p = &e->port[port];
+    return eng_tx_count(e, p, len, p->present ? e->io.send_frame(e->io.ctx, port, frame, len) : -1);
 }
 
 /* a frame from engine_rx_frame, rewritten in place and not touched again */
 static int eng_tx_rx_frame(engine *e, unsigned port, const uint8_t *frame, size_t len)
 {
-    return eng_tx_with(e, e->io.send_rx_frame ? e->io.send_rx_frame : e->io.send_frame, port, frame, len);
+    if (!e->io.send_rx_frame)
+        return eng_tx(e, port, frame, len);
+    engine_port *p = &e->port[port];
+    return eng_tx_count(e, p, len, p->present ? e->io.send_rx_frame(e->io.ctx, port, frame, len) : -1);
 }
 
 void eng_put_eth(engine *e, uint8_t *frame, const uint8_t dst[6], unsigned port)
