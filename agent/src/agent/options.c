@@ -23,8 +23,9 @@ static int parse_u32(const char *s, uint32_t lo, uint32_t hi, uint32_t *out)
 /* "on" or "off" for the option `name`; else -1 with err filled */
 static int parse_on_off(const char *name, const char *s, bool *out, char *err, size_t errlen)
 {
-    if (strcmp(s, "on") == 0 || strcmp(s, "off") == 0) {
-        *out = s[1] == 'n';
+    bool on = strcmp(s, "on") == 0;
+    if (on || strcmp(s, "off") == 0) {
+        *out = on;
         return 0;
     }
     snprintf(err, errlen, "%s must be on or off, got '%s'", name, s);

@@ -269,28 +269,36 @@ void rawsock_flush(rawsock *s)
     s->tn = 0;
 }
 
-int rawsock_queue(rawsock *s, const uint8_t *frame, size_t len)
+/* The next send-queue entry for a frame of len bytes, its length set (the
+ * queue flushed first when full), or NULL when the socket is closed or the
+ * frame longer than a slot. Its iov_base is the caller's to set. */
+static struct iovec *queue_entry(rawsock *s, size_t len)
 {
     if (s->fd < 0 || len > s->slot)
-        return -1;
+        return NULL;
     if (s->tn == RAWSOCK_BATCH)
         rawsock_flush(s);
-    uint8_t *slot = s->tbuf + (size_t)s->tn * s->slot; /* the entry may have held a reference */
-    memcpy(slot, frame, len);
-    s->tiov[s->tn].iov_base = slot;
-    s->tiov[s->tn].iov_len = len;
-    s->tn++;
+    struct iovec *v = &s->tiov[s->tn++];
+    v->iov_len = len;
+    return v;
+}
+
+int rawsock_queue(rawsock *s, const uint8_t *frame, size_t len)
+{
+    struct iovec *v = queue_entry(s, len);
+    if (!v)
+        return -1;
+    /* the entry's own slot: it may have held a reference before */
+    v->iov_base = s->tbuf + (size_t)(v - s->tiov) * s->slot;
+    memcpy(v->iov_base, frame, len);
     return 0;
 }
 
 int rawsock_queue_ref(rawsock *s, const uint8_t *frame, size_t len)
 {
-    if (s->fd < 0 || len > s->slot)
+    struct iovec *v = queue_entry(s, len);
+    if (!v)
         return -1;
-    if (s->tn == RAWSOCK_BATCH)
-        rawsock_flush(s);
-    s->tiov[s->tn].iov_base = (void *)(uintptr_t)frame; /* only read, by sendmmsg */
-    s->tiov[s->tn].iov_len = len;
-    s->tn++;
+    v->iov_base = (void *)(uintptr_t)frame; /* only read, by sendmmsg */
     return 0;
 }
