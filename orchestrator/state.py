@@ -96,6 +96,30 @@ def proc_cpu_s(pid):
         return None
 
 
+def box_cpu_times():
+    """(total, idle + iowait, nice) jiffies of the whole box since boot, from
+    /proc/stat (guest time is already inside user and nice)."""
+    with open("/proc/stat") as f:
+        parts = f.readline().split()
+    vals = [int(x) for x in parts[1:9]]
+    return sum(vals), vals[3] + vals[4], vals[1]
+
+
+def proc_rss_kib(pid):
+    """Resident set size of pid (VmRSS) in KiB; None when pid is None or
+    gone."""
+    if pid is None:
+        return None
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError):
+        pass
+    return None
+
+
 def proc_start_time(pid):
     """Start time of pid in clock ticks since boot (field 22 of stat), or
     None when it is gone or a zombie: a zombie holds no namespace and

@@ -7,15 +7,7 @@ import subprocess
 import threading
 import time
 
-
-def _cpu_times():
-    """(total, idle + iowait, nice) jiffies of the whole box (guest time is
-    already inside user and nice)."""
-    with open("/proc/stat") as f:
-        parts = f.readline().split()
-    vals = [int(x) for x in parts[1:9]]
-    idle = vals[3] + vals[4]
-    return sum(vals), idle, vals[1]
+from orchestrator.state import box_cpu_times
 
 
 class _Sampler(threading.Thread):
@@ -48,7 +40,7 @@ class CpuSampler(_Sampler):
     the verdict uses the first; both are kept."""
 
     def read(self):
-        return _cpu_times()
+        return box_cpu_times()
 
     @staticmethod
     def diff(prev, cur):

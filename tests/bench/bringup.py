@@ -10,7 +10,6 @@ Linux bridges. Writes results/bringup/summary.json.
 Needs root; takes the machine-wide namespace lock itself. Not a timed test:
 numbers are recorded, nothing is asserted about them."""
 import argparse
-import fcntl
 import json
 import os
 import platform
@@ -22,7 +21,7 @@ import time
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, REPO)
 
-from orchestrator import linkclass, ovs, smoke, testing  # noqa: E402
+from orchestrator import linkclass, ovs, smoke, state, testing  # noqa: E402
 from orchestrator.testbed import Testbed, TestbedError  # noqa: E402
 
 # 1024: half of the 2048 container (servers keep 4 ports: the NHA carries a 2-bit out port)
@@ -30,13 +29,22 @@ SIZES = {16: "bcube n=4 k=1", 64: "bcube n=4 k=2", 256: "bcube n=4 k=3", 1024: "
 CONTAINER_2048 = "bcube n=8 k=3 parts=4"
 
 
-def mem_used_kib():
+def meminfo_kib():
     info = {}
     with open("/proc/meminfo") as f:
         for line in f:
             k, v = line.split(":")
             info[k] = int(v.split()[0])
+    return info
+
+
+def mem_used_kib():
+    info = meminfo_kib()
     return info["MemTotal"] - info["MemAvailable"]
+
+
+def mem_total_mib():
+    return round(meminfo_kib()["MemTotal"] / 1024.0)
 
 
 def pss_kib(pid):
@@ -49,19 +57,6 @@ def pss_kib(pid):
     except OSError:
         pass
     return 0
-
-
-def rss_kib(pid):
-    if pid is None:
-        return None
-    try:
-        with open("/proc/%d/status" % pid) as f:
-            for line in f:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1])
-    except (OSError, ValueError):
-        pass
-    return None
 
 
 class MemSampler(threading.Thread):
@@ -100,7 +95,7 @@ def one_run(build, spec, switch, log, hello_ms, shaper="htb"):
         rec["agents"] = tb.agent_mode
         if switch == "ovs":
             rec["datapath"] = tb.datapath
-            rec["ovs_vswitchd_rss_kib"] = rss_kib(ovs.vswitchd_pid())
+            rec["ovs_vswitchd_rss_kib"] = state.proc_rss_kib(ovs.vswitchd_pid())
         n = rec["servers"]
         rec["loadavg_1m_when_up"] = round(os.getloadavg()[0], 1)
         rec["pss_mib_agents"] = round(sum(pss_kib(p.pid) for p in tb.agents.values()) / 1024.0, 1)
@@ -155,39 +150,36 @@ def main():
     if "bcube" not in testing.families(a.build):
         print("bringup bench: bcube family not built; skipped")
         return 0
-    log_lines = []
-
     def log(msg):
-        log_lines.append(msg)
         print("   " + msg, flush=True)
 
     runs = []
-    # the machine-wide lock is taken per run, so other suites can interleave
-    if True:
-        for spec, sw, shaper in plan:
-            links = int(json.loads(subprocess.run(
-                [testing.tool_path(a.build, "dcn-topo"), "stats"] + spec.split(),
-                stdout=subprocess.PIPE, text=True).stdout)["links"])
-            if sw == "ovs" and 0 < a.ovs_max_links < links:
-                runs.append({"spec": spec, "switch": sw, "ok": False, "skipped":
-                             "%d links: more than --ovs-max-links %d" % (links, a.ovs_max_links)})
-                print("== %s on %s: skipped (%d links)" % (spec, sw, links), flush=True)
-                continue
-            print("== %s on %s%s" % (spec, sw, "" if shaper == "htb" else ", %s shaper" % shaper), flush=True)
-            # the fast hello for small instances; the interface default (1 s)
-            # from 1024 servers on: thousands of agents flooding hellos every
-            # 100 ms saturate the 2 cores
-            n_srv = int(json.loads(subprocess.run(
-                [testing.tool_path(a.build, "dcn-topo"), "stats"] + spec.split(),
-                stdout=subprocess.PIPE, text=True).stdout)["servers"])
-            with open("/run/dcn-netns.lock", "a") as lock:
-                if not os.environ.get("DCN_NETNS_LOCKED"):  # else the caller holds it for all runs
-                    fcntl.flock(lock, fcntl.LOCK_EX)
-                rec = one_run(a.build, spec, sw, log, 100 if n_srv <= 256 else 1000, shaper)
-            print("   -> %s" % json.dumps({k: rec.get(k) for k in ("ok", "up_s", "peak_mem_mib", "error")}),
-                  flush=True)
-            runs.append(rec)
-            write_summary(a.out, runs, a.build, options(a))
+    for spec, sw, shaper in plan:
+        stats = json.loads(subprocess.run([testing.tool_path(a.build, "dcn-topo"), "stats"] + spec.split(),
+                                          stdout=subprocess.PIPE, text=True).stdout)
+        links = int(stats["links"])
+        if sw == "ovs" and 0 < a.ovs_max_links < links:
+            runs.append({"spec": spec, "switch": sw, "ok": False, "skipped":
+                         "%d links: more than --ovs-max-links %d" % (links, a.ovs_max_links)})
+            print("== %s on %s: skipped (%d links)" % (spec, sw, links), flush=True)
+            continue
+        print("== %s on %s%s" % (spec, sw, "" if shaper == "htb" else ", %s shaper" % shaper), flush=True)
+        # the fast hello for small instances; the interface default (1 s)
+        # from 1024 servers on: thousands of agents flooding hellos every
+        # 100 ms saturate the 2 cores
+        hello_ms = 100 if int(stats["servers"]) <= 256 else 1000
+        # the machine-wide lock is taken per run, so other suites can interleave
+        # (none when DCN_NETNS_LOCKED says the caller holds it for all runs)
+        lock = state.take_netns_lock(log)
+        try:
+            rec = one_run(a.build, spec, sw, log, hello_ms, shaper)
+        finally:
+            if lock:
+                lock.close()
+        print("   -> %s" % json.dumps({k: rec.get(k) for k in ("ok", "up_s", "peak_mem_mib", "error")}),
+              flush=True)
+        runs.append(rec)
+        write_summary(a.out, runs, a.build, options(a))
     write_summary(a.out, runs, a.build, options(a))
     print("wrote %s" % a.out)
     return 0
@@ -246,13 +238,10 @@ def write_summary(out, runs, build, opts=None):
         "build_dir": os.path.relpath(os.path.abspath(build), REPO),
         "options": opts or {},
         "what": "testbed bring-up: start to every dcn-agent ready, peak extra memory (MemTotal-MemAvailable above the level before the run)",
-        "machine": {"cpus": os.cpu_count(), "kernel": platform.release(),
-                    "mem_total_mib": round((mem_used_kib() + 0) / 1024.0)},
+        "machine": {"cpus": os.cpu_count(), "kernel": platform.release(), "mem_total_mib": mem_total_mib()},
         "date_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "runs": runs,
     }
-    with open("/proc/meminfo") as f:
-        summary["machine"]["mem_total_mib"] = round(int(f.readline().split()[1]) / 1024.0)
     os.makedirs(os.path.dirname(out), exist_ok=True)
     with open(out, "w") as f:
         json.dump(summary, f, indent=2)

@@ -70,14 +70,7 @@ def our_namespaces():
 
 
 def rss_mib(pid):
-    try:
-        with open("/proc/%d/status" % pid) as f:
-            for line in f:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) / 1024.0
-    except OSError:
-        pass
-    return 0.0
+    return (state.proc_rss_kib(pid) or 0) / 1024.0
 
 
 class Instance:
@@ -152,13 +145,9 @@ def stop_pids(pids, grace=30.0):
 
 def busy_fraction(interval):
     """Share of the box's CPU time spent busy over `interval` seconds."""
-    def read():
-        with open("/proc/stat") as f:
-            v = [int(x) for x in f.readline().split()[1:]]
-        return sum(v), v[3] + v[4]          # total, idle + iowait
-    t0, i0 = read()
+    t0, i0, _ = state.box_cpu_times()
     time.sleep(interval)
-    t1, i1 = read()
+    t1, i1, _ = state.box_cpu_times()
     return 1.0 - (i1 - i0) / max(1, t1 - t0)
 
 
