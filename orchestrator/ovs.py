@@ -14,7 +14,7 @@ DB_FILE = "/etc/openvswitch/conf.db"
 SCHEMA = "/usr/share/openvswitch/vswitch.ovsschema"
 
 
-def _pid(pidfile):
+def pidfile_pid(pidfile):
     """The pid in an OVS pid file, or None."""
     try:
         with open(pidfile) as f:
@@ -24,7 +24,7 @@ def _pid(pidfile):
 
 
 def _pid_alive(pidfile):
-    pid = _pid(pidfile)
+    pid = pidfile_pid(pidfile)
     try:
         if pid is not None:
             os.kill(pid, 0)
@@ -35,7 +35,7 @@ def _pid_alive(pidfile):
 
 
 def vswitchd_pid():
-    return _pid(os.path.join(RUN_DIR, "ovs-vswitchd.pid"))
+    return pidfile_pid(os.path.join(RUN_DIR, "ovs-vswitchd.pid"))
 
 
 def db_running():

@@ -99,10 +99,10 @@ class Instance:
                   "--log-file=" + self.path("ovs-vswitchd.log")], env=self.env)
 
     def pids(self):
-        return [p for p in (ovs._pid(self.path(n)) for n in ("ovs-vswitchd.pid", "ovsdb-server.pid")) if p]
+        return [p for p in (ovs.pidfile_pid(self.path(n)) for n in ("ovs-vswitchd.pid", "ovsdb-server.pid")) if p]
 
     def vswitchd(self):
-        return ovs._pid(self.path("ovs-vswitchd.pid"))
+        return ovs.pidfile_pid(self.path("ovs-vswitchd.pid"))
 
     def add(self, cmds, limit, result):
         """Every command, CHUNK per transaction; result gets the seconds, or an error."""
