@@ -69,9 +69,11 @@ testbed: build
 clean-testbed:
 	@$(PYTHON) orchestrator/dcn_testbed.py --clean
 
+# bench: every benchmark binary, then every executable script of tests/bench
+# (helpers such as ovs_bench_lib.sh and forwarding_summary.py are not executable)
 bench: build
 	@for b in $(BUILD)/tests/bench/bench_*; do if [ -x "$$b" ]; then "$$b" || exit 1; fi; done
-	@for s in tests/bench/*.sh tests/bench/*.py; do if [ -f "$$s" ]; then "$$s" $(BUILD) || exit 1; fi; done
+	@for s in tests/bench/*.sh tests/bench/*.py; do if [ -f "$$s" ] && [ -x "$$s" ]; then "$$s" $(BUILD) || exit 1; fi; done
 
 # The papers' testbed experiments (root; each brings up and tears down its own
 # network), then results/README.md. EXPERIMENT_ARGS go to every script.
