@@ -21,16 +21,22 @@
 #   DCN_BENCH_ROUNDS   rounds of alternation per MTU (5)
 #   DCN_BENCH_MTUS     link MTUs ("1500 9000")
 #   DCN_BENCH_MODES    modes in each round, in order ("agent
-#                      agent:--relay-copy=on agent:--rx-ring=1024
-#                      agent:--tun-offload=off agent-direct kernel
-#                      kernel-direct");
+#                      agent:--rx-ring=1024 agent:--tun-offload=off
+#                      agent-direct agent-tcbpf kernel kernel-direct");
 #                      "agent" and "kernel" go through the relay;
 #                      "agent:OPTS" runs the agents with extra options
 #                      (the agents are restarted when the options change);
 #                      "agent-direct" and "kernel-direct" send to h01, one
-#                      hop away, with no relay at all: agent-direct over
-#                      kernel is the ceiling, the ratio the agent would
-#                      reach if its relay cost nothing
+#                      hop away, with no relay at all (agent-direct stops
+#                      h10's agent for the run, so that BSR has no other
+#                      path than the direct one): agent-direct over kernel
+#                      is the ceiling, the ratio the agent would reach if
+#                      its relay cost nothing;
+#                      "agent-tcbpf" runs the agents
+#                      with a prototype relay in the kernel beside them, a
+#                      tc program on the relays' ports (relay_tcbpf.c,
+#                      built here with clang), to measure what such a
+#                      relay would give
 #   DCN_BENCH_OUT      output folder (results/forwarding)
 # Writes OUT/summary.json, OUT/runs.csv and OUT/ratios.png.
 # Usage: tests/bench/forwarding.sh BUILD_DIR   (root; takes the namespace lock)
@@ -41,13 +47,16 @@ root=$(cd "$here/../.." && pwd)
 DURATION=${DCN_BENCH_SECONDS:-5}
 ROUNDS=${DCN_BENCH_ROUNDS:-5}
 MTUS=${DCN_BENCH_MTUS:-1500 9000}
-MODES=${DCN_BENCH_MODES:-agent agent:--relay-copy=on agent:--rx-ring=1024 agent:--tun-offload=off agent-direct kernel kernel-direct}
+MODES=${DCN_BENCH_MODES:-agent agent:--rx-ring=1024 agent:--tun-offload=off agent-direct agent-tcbpf kernel kernel-direct}
 out_dir=${DCN_BENCH_OUT:-$root/results/forwarding}
 for mode in $MODES; do
   case $mode in
-    agent | agent:?* | agent-direct | kernel | kernel-direct) ;;
-    *) echo "forwarding.sh: unknown mode '$mode' in DCN_BENCH_MODES (agent, agent:OPTIONS, agent-direct, kernel, kernel-direct)" >&2; exit 2 ;;
+    agent | agent:?* | agent-direct | agent-tcbpf | kernel | kernel-direct) ;;
+    *) echo "forwarding.sh: unknown mode '$mode' in DCN_BENCH_MODES (agent, agent:OPTIONS, agent-direct, agent-tcbpf, kernel, kernel-direct)" >&2; exit 2 ;;
   esac
+  if [ "$mode" = agent-tcbpf ] && ! command -v clang >/dev/null; then
+    echo "forwarding.sh: mode agent-tcbpf needs clang (its BPF target) to build relay_tcbpf.c" >&2; exit 2
+  fi
 done
 for v in ROUNDS:$ROUNDS SECONDS:$DURATION; do
   case ${v#*:} in '' | *[!0-9]* | 0*) echo "forwarding.sh: DCN_BENCH_${v%%:*} must be a whole number above 0, not '${v#*:}'" >&2; exit 2 ;; esac
@@ -107,6 +116,55 @@ one_mtu() { # runs in a subshell: its own namespaces, agents and cleanup
     dcnt_in h00 ping -c 2 -i 0.2 -W 2 "$ip_h11" >/dev/null
     started=1 agent_opts=$1
   }
+  neighbour_up() { # $1 server, $2 neighbour: 1 when $1's agent has $2 up
+    dcnt_ctl "$1" neighbors --json | /usr/bin/python3 -c 'import json,sys
+print(int(any(n["name"] == sys.argv[1] and n["up"] for n in json.load(sys.stdin)["neighbors"])))' "$2"
+  }
+  wait_neighbour() { # $1 server, $2 neighbour, $3 0|1; within 10 s
+    local _
+    for _ in $(seq 100); do [ "$(neighbour_up "$1" "$2")" = "$3" ] && return 0; sleep 0.1; done
+    dcnt_fail "$1 still has $2 $( [ "$3" = 1 ] && echo down || echo up) after 10 s"
+  }
+  # agent-direct: h10 is on the only other path between h00 and h01 (h00
+  # h10 h11 h01); its agent stops for the run and its neighbours see it down
+  h10_stop() { kill -STOP "${DCNT_AGENT_PID[h10]}"; wait_neighbour h00 h10 0; wait_neighbour h11 h10 0; }
+  h10_cont() { kill -CONT "${DCNT_AGENT_PID[h10]}"; wait_neighbour h00 h10 1; wait_neighbour h11 h10 1; }
+  # agent-tcbpf: one object per relay port, its neighbours compiled in
+  local tcbpf_built=0
+  mac_of() { ip -n "$(dcnt_ns "$1")" -j link show "$2" | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["address"])'; }
+  idx_of() { ip -n "$(dcnt_ns "$1")" -j link show "$2" | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["ifindex"])'; }
+  mac_args() { echo "$1" | awk -F: '{printf "0x%s,0x%s,0x%s,0x%s,0x%s,0x%s", $1, $2, $3, $4, $5, $6}'; }
+  tcbpf_build() { # relays h01 and h10 of BCube_1 n=2; hXY: level 0 varies Y (port eth0), level 1 varies X (eth1)
+    local r X Y d cases port
+    for r in h01 h10; do
+      X=${r:1:1} Y=${r:2:1} cases=""
+      for d in 0 1; do
+        if [ "$d" != "$Y" ]; then
+          cases+="case 0x0$d: OUT($(idx_of $r $r-eth0), $(mac_args "$(mac_of h$X$d h$X$d-eth0)"), $(mac_args "$(mac_of $r $r-eth0)")) "
+        fi
+        if [ "$d" != "$X" ]; then
+          cases+="case 0x4$d: OUT($(idx_of $r $r-eth1), $(mac_args "$(mac_of h$d$Y h$d$Y-eth1)"), $(mac_args "$(mac_of $r $r-eth1)")) "
+        fi
+      done
+      for port in eth0 eth1; do
+        local b; IFS=: read -ra b <<< "$(mac_of $r $r-$port)"
+        clang -O2 -Wall -Werror -target bpf -I/usr/include/"$(gcc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)" \
+          -DIN_MAC0=0x${b[0]} -DIN_MAC1=0x${b[1]} -DIN_MAC2=0x${b[2]} -DIN_MAC3=0x${b[3]} -DIN_MAC4=0x${b[4]} -DIN_MAC5=0x${b[5]} \
+          "-DRELAY_CASES=$cases" -c "$here/relay_tcbpf.c" -o "$DCNT_WORK/tcbpf-$r-$port.o"
+      done
+    done
+    tcbpf_built=1
+  }
+  tcbpf_on() {
+    local r p
+    [ "$tcbpf_built" = 1 ] || tcbpf_build
+    for r in h01 h10; do for p in eth0 eth1; do
+      dcnt_in $r tc qdisc add dev $r-$p clsact
+      dcnt_in $r tc filter add dev $r-$p ingress bpf direct-action obj "$DCNT_WORK/tcbpf-$r-$p.o" sec dcn_relay
+    done; done
+  }
+  tcbpf_off() { local r p; for r in h01 h10; do for p in eth0 eth1; do dcnt_in $r tc qdisc del dev $r-$p clsact; done; done; }
+  relayed_all() { local s t=0; for s in "${DCNT_SERVERS[@]}"; do t=$(( t + $(dcnt_counter "$s" relayed) )); done; echo $t; }
   sleep 0.5
   dcnt_in h00 ping -c 2 -i 0.2 -W 2 192.168.72.1 >/dev/null
 
@@ -115,7 +173,7 @@ one_mtu() { # runs in a subshell: its own namespaces, agents and cleanup
     for mode in $MODES; do
       opts=""
       case $mode in agent:*) opts=${mode#agent:} ;; esac
-      local b0 b1 t0 t1 gbps relay="" cpu="null" gso=0 target
+      local b0 b1 t0 t1 gbps relay="" cpu="null" gso=0 target ra=0 relayed="null"
       case $mode in
         kernel) target=192.168.72.1 ;;
         kernel-direct) target=192.168.71.2 ;;
@@ -127,13 +185,19 @@ one_mtu() { # runs in a subshell: its own namespaces, agents and cleanup
         local a01 a10 c01 c10 g0
         a01=$(dcnt_counter h01 relayed); a10=$(dcnt_counter h10 relayed); g0=$(dcnt_counter h00 tun_gso_in)
         c01=$(dcnt_cpu_ticks "${DCNT_AGENT_PID[h01]}"); c10=$(dcnt_cpu_ticks "${DCNT_AGENT_PID[h10]}")
+        ra=$(relayed_all)
+        case $mode in agent-direct) h10_stop ;; agent-tcbpf) tcbpf_on ;; esac
       fi
       b0=$(box_busy); t0=$(date +%s.%N)
       dcnt_in h00 iperf3 -c "$target" -p 5401 -t "$DURATION" -O 1 -J > "$DCNT_WORK/run.json"
       t1=$(date +%s.%N); b1=$(box_busy)
       gbps=$(gbps_of "$DCNT_WORK/run.json")
       if [ "${mode#kernel}" = "$mode" ]; then
-        if [ "$mode" != agent-direct ]; then
+        case $mode in agent-direct) h10_cont ;; agent-tcbpf) tcbpf_off ;; esac
+        relayed=$(( $(relayed_all) - ra ))
+        if [ "$mode" = agent-tcbpf ]; then
+          relay=tc-bpf
+        elif [ "$mode" != agent-direct ]; then
           local d01 d10 ticks
           d01=$(( $(dcnt_counter h01 relayed) - a01 )); d10=$(( $(dcnt_counter h10 relayed) - a10 ))
           if [ "$d01" -ge "$d10" ]; then relay=h01; ticks=$(( $(dcnt_cpu_ticks "${DCNT_AGENT_PID[h01]}") - c01 ));
@@ -145,11 +209,13 @@ one_mtu() { # runs in a subshell: its own namespaces, agents and cleanup
       /usr/bin/python3 -c 'import json,sys
 b0, b1 = [list(map(float, x.split())) for x in sys.argv[6:8]]
 busy = (b1[0] - b0[0]) / (b1[1] - b0[1]) if b1[1] > b0[1] else None
-print(json.dumps({"mtu": int(sys.argv[1]), "round": int(sys.argv[2]), "mode": sys.argv[3], "gbps": round(float(sys.argv[4]), 4),
+print(json.dumps({"mtu": int(sys.argv[1]), "round": int(sys.argv[2]), "mode": sys.argv[3], "seconds": int(sys.argv[11]),
+                  "gbps": round(float(sys.argv[4]), 4),
                   "relay": sys.argv[5] or None, "relay_agent_cpu_pct": json.loads(sys.argv[8]),
                   "gso_segments_from_tun": int(sys.argv[9]) if sys.argv[3].startswith("agent") else None,
+                  "relayed_by_agents": json.loads(sys.argv[10]),
                   "box_cpu_busy": round(busy, 3) if busy is not None else None}))' \
-        "$mtu" "$round" "$mode" "$gbps" "$relay" "$b0" "$b1" "$cpu" "$gso" >> "$runs_file"
+        "$mtu" "$round" "$mode" "$gbps" "$relay" "$b0" "$b1" "$cpu" "$gso" "$relayed" "$DURATION" >> "$runs_file"
       dcnt_log "MTU $mtu round $round $mode: $gbps Gb/s${relay:+ through $relay, relay agent CPU $cpu %}"
     done
   done

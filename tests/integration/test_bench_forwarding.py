@@ -50,7 +50,7 @@ def test_missing_build_directory_is_one_line(tmp_path):
 def _run(mtu, rd, mode, gbps):
     return {"mtu": mtu, "round": rd, "mode": mode, "gbps": gbps, "relay": None if "direct" in mode or mode == "kernel" else "h01",
             "relay_agent_cpu_pct": None if "direct" in mode or mode == "kernel" else 50.0,
-            "gso_segments_from_tun": 0, "box_cpu_busy": 0.9}
+            "gso_segments_from_tun": 0, "relayed_by_agents": 0, "seconds": 5, "box_cpu_busy": 0.9}
 
 
 MODES = ["agent", "agent-direct", "kernel", "kernel-direct"]
@@ -113,3 +113,21 @@ def test_no_runs_writes_nothing(summary, tmp_path):
     out.mkdir()
     assert summary.main(["x", str(rf), str(out), "5", "build", "0.1", "2", "agent kernel"]) == 1
     assert not list(out.iterdir())
+
+
+def test_direct_round_where_agents_relayed_is_flagged(summary):
+    # 1 Gb/s for 5 s at MTU 1500 is about 417,000 frames; 10,000 relayed is 2.4 %
+    runs = [_run(1500, 1, "agent-direct", 1.0), _run(1500, 1, "kernel", 2.0),
+            _run(1500, 2, "agent-direct", 1.0), _run(1500, 2, "kernel", 2.0)]
+    runs[0]["relayed_by_agents"], runs[2]["relayed_by_agents"] = 10000, 100
+    row, = summary.summarize(runs, ["agent-direct", "kernel"])
+    assert row["agent-direct"]["rounds_not_direct"] == [1]
+    assert row["ceiling"]["rounds_not_direct"] == [1]
+    assert "NOT DIRECT in rounds [1]" in summary.report_lines([row], ["agent-direct", "kernel"])[0]
+
+
+def test_tcbpf_mode_without_relay_cpu_is_summarized(summary):
+    runs = [dict(_run(1500, 1, "agent-tcbpf", 4.0), relay="tc-bpf", relay_agent_cpu_pct=None), _run(1500, 1, "kernel", 5.0)]
+    row, = summary.summarize(runs, ["agent-tcbpf", "kernel"])
+    assert row["agent-tcbpf"]["ratio_to_kernel"]["median"] == 0.8 and row["agent-tcbpf"]["meets_goal"] is True
+    assert "median_relay_agent_cpu_pct" not in row["agent-tcbpf"]
