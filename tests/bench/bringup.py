@@ -137,6 +137,9 @@ def main():
                     help="skip OVS runs of more than N links (0: none skipped). OVS's userspace datapath "
                          "adds and deletes ports in time growing with the ports present: minutes for the "
                          "container, about 10 on a slow machine (docs/testbed.md)")
+    ap.add_argument("--hello-ms", type=int, default=0, metavar="MS",
+                    help="the agents' hello interval in every run (0, the default: 100 ms up to 256 servers, "
+                         "the interface's 1000 ms above)")
     ap.add_argument("--out", default=os.path.join(REPO, "results", "bringup", "summary.json"),
                     help="summary file (table.md is written beside it); a directory means DIR/summary.json")
     a = ap.parse_args()
@@ -167,7 +170,7 @@ def main():
         # the fast hello for small instances; the interface default (1 s)
         # from 1024 servers on: thousands of agents flooding hellos every
         # 100 ms saturate the 2 cores
-        hello_ms = 100 if int(stats["servers"]) <= 256 else 1000
+        hello_ms = a.hello_ms or (100 if int(stats["servers"]) <= 256 else 1000)
         # the machine-wide lock is taken per run, so other suites can interleave
         # (none when DCN_NETNS_LOCKED says the caller holds it for all runs)
         lock = state.take_netns_lock(log)
@@ -209,6 +212,8 @@ def check_options(a):
         if not x.isdigit() or int(x) not in SIZES:
             raise ValueError("--sizes %s: expected some of %s" % (x, ",".join(str(k) for k in sorted(SIZES))))
         plan += [(SIZES[int(x)], sw, "htb") for sw in switches]
+    if a.hello_ms < 0 or a.hello_ms > 60000:
+        raise ValueError("--hello-ms %d: expected 0 (by size) or 1-60000" % a.hello_ms)
     if a.ovs_max_links < 0:
         raise ValueError("--ovs-max-links %d: expected 0 (no limit) or more" % a.ovs_max_links)
     if not a.no_2048:
@@ -227,7 +232,7 @@ def options(a):
     """The options that chose the runs, for the summary (not --out: a path of
     the machine it ran on)."""
     return {"sizes": a.sizes, "switch": a.switch, "no_2048": a.no_2048,
-            "container_shapers": a.container_shapers, "ovs_max_links": a.ovs_max_links}
+            "container_shapers": a.container_shapers, "ovs_max_links": a.ovs_max_links, "hello_ms": a.hello_ms}
 
 
 def write_summary(out, runs, build, opts=None):

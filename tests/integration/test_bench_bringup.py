@@ -88,6 +88,7 @@ def test_summary_and_table_come_from_the_script_only(bench, monkeypatch, tmp_pat
     (["--container-shapers", "cbq"], "--container-shapers cbq"),
     (["--sizes", "", "--no-2048"], "nothing to run"),
     (["--out", "/proc/version/summary.json"], "--out"),
+    (["--hello-ms", "-5"], "--hello-ms -5"),
 ])
 def test_bad_options_fail_in_one_line_before_any_run(args, names, tmp_path):
     """A typo must cost nothing: exit 2 with one line naming the option, no
@@ -105,7 +106,7 @@ def test_bad_options_fail_in_one_line_before_any_run(args, names, tmp_path):
 def test_a_directory_as_out_means_summary_json_inside(bench, tmp_path):
     import argparse
     a = argparse.Namespace(out=str(tmp_path), sizes="16", switch="lxbr", no_2048=True, container_shapers="htb",
-                           ovs_max_links=0)
+                           ovs_max_links=0, hello_ms=0)
     out, plan = bench.check_options(a)
     assert out == str(tmp_path / "summary.json")
     assert plan == [("bcube n=4 k=1", "lxbr", "htb")]
@@ -114,7 +115,7 @@ def test_a_directory_as_out_means_summary_json_inside(bench, tmp_path):
 def test_the_container_runs_on_ovs_too_with_one_shaper_and_ovs_max_links_skips(bench, monkeypatch, tmp_path):
     import argparse
     a = argparse.Namespace(out=str(tmp_path), sizes="", switch="lxbr,ovs", no_2048=False,
-                           container_shapers="htb,tbf", ovs_max_links=0)
+                           container_shapers="htb,tbf", ovs_max_links=0, hello_ms=0)
     _, plan = bench.check_options(a)
     assert plan == [(bench.CONTAINER_2048, "lxbr", "htb"), (bench.CONTAINER_2048, "lxbr", "tbf"),
                     (bench.CONTAINER_2048, "ovs", "htb")]
