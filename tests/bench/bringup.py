@@ -13,6 +13,7 @@ import argparse
 import json
 import os
 import platform
+import signal
 import subprocess
 import sys
 import threading
@@ -156,7 +157,32 @@ def main():
     def log(msg):
         print("   " + msg, flush=True)
 
+    end_on_signals()
     runs = []
+    try:
+        return run_plan(a, plan, runs, log)
+    except KeyboardInterrupt:
+        if runs:
+            write_summary(a.out, runs, a.build, options(a))
+        print("bringup bench: interrupted, the testbed torn down; %s" % (
+            "%d finished run(s) in %s" % (len(runs), a.out) if runs else "nothing written"), flush=True)
+        return 130
+
+
+def end_on_signals():
+    """SIGTERM and SIGHUP end the bench like Ctrl-C: one_run's teardown runs
+    (Python's default for SIGTERM is to die at once, which left a killed
+    run's 410 OVS bridges behind). Later signals are ignored, so that they
+    do not cut that teardown short."""
+    def on_signal(signum, _frame):
+        for s in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+            signal.signal(s, signal.SIG_IGN)
+        raise KeyboardInterrupt("signal %d" % signum)
+    for s in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+        signal.signal(s, on_signal)
+
+
+def run_plan(a, plan, runs, log):
     for spec, sw, shaper in plan:
         stats = json.loads(subprocess.run([testing.tool_path(a.build, "dcn-topo"), "stats"] + spec.split(),
                                           stdout=subprocess.PIPE, text=True).stdout)

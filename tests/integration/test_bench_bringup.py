@@ -6,6 +6,7 @@ import importlib.util
 import json
 import os
 import sys
+import time
 
 import pytest
 
@@ -122,3 +123,43 @@ def test_the_container_runs_on_ovs_too_with_one_shaper_and_ovs_max_links_skips(b
     a.ovs_max_links = -1
     with pytest.raises(ValueError, match="--ovs-max-links"):
         bench.check_options(a)
+
+
+def test_sigterm_mid_run_tears_the_testbed_down_and_exits_130(bench, monkeypatch, tmp_path, capsys):
+    """A SIGTERM used to kill the bench at once, leaving a half-built OVS
+    testbed (410 bridges) for make clean-testbed; now the run's teardown runs."""
+    import signal
+    import types
+    made = []
+
+    class KilledTestbed(FakeTestbed):
+        def __init__(self, *a, **kw):
+            super().__init__(*a, **kw)
+            made.append(self)
+
+        def start(self):
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(5)  # the handler raises before this ends
+            raise AssertionError("SIGTERM did not interrupt the start")
+
+    monkeypatch.setattr(bench, "Testbed", KilledTestbed)
+    monkeypatch.setattr(bench.os, "geteuid", lambda: 0)
+    monkeypatch.setattr(bench.testing, "families", lambda build: ["bcube"])
+    monkeypatch.setattr(bench.state, "take_netns_lock", lambda log: None)
+    monkeypatch.setattr(bench.subprocess, "run",
+                        lambda *a, **kw: types.SimpleNamespace(stdout='{"links": 32, "servers": 16}'))
+    monkeypatch.setattr(bench.sys, "argv", ["bringup.py", "build", "--sizes", "16", "--switch", "lxbr", "--no-2048",
+                                            "--out", str(tmp_path / "s.json")])
+    saved = {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)}
+
+    def not_handled(signum, _frame):  # stands for Python's default, which would kill pytest
+        raise AssertionError("the bench left signal %d to Python's default: no teardown" % signum)
+    signal.signal(signal.SIGTERM, not_handled)
+    try:
+        assert bench.main() == 130
+    finally:
+        for s, h in saved.items():
+            signal.signal(s, h)
+    assert len(made) == 1 and made[0].stopped
+    assert "interrupted" in capsys.readouterr().out
+    assert not (tmp_path / "s.json").exists()  # no finished run: nothing written
