@@ -13,6 +13,7 @@ import argparse
 import json
 import os
 import platform
+import signal
 import subprocess
 import sys
 import threading
@@ -137,6 +138,9 @@ def main():
                     help="skip OVS runs of more than N links (0: none skipped). OVS's userspace datapath "
                          "adds and deletes ports in time growing with the ports present: minutes for the "
                          "container, about 10 on a slow machine (docs/testbed.md)")
+    ap.add_argument("--hello-ms", type=int, default=0, metavar="MS",
+                    help="the agents' hello interval in every run (0, the default: 100 ms up to 256 servers, "
+                         "the interface's 1000 ms above)")
     ap.add_argument("--out", default=os.path.join(REPO, "results", "bringup", "summary.json"),
                     help="summary file (table.md is written beside it); a directory means DIR/summary.json")
     a = ap.parse_args()
@@ -153,7 +157,32 @@ def main():
     def log(msg):
         print("   " + msg, flush=True)
 
+    end_on_signals()
     runs = []
+    try:
+        return run_plan(a, plan, runs, log)
+    except KeyboardInterrupt:
+        if runs:
+            write_summary(a.out, runs, a.build, options(a))
+        print("bringup bench: interrupted, the testbed torn down; %s" % (
+            "%d finished run(s) in %s" % (len(runs), a.out) if runs else "nothing written"), flush=True)
+        return 130
+
+
+def end_on_signals():
+    """SIGTERM and SIGHUP end the bench like Ctrl-C: one_run's teardown runs
+    (Python's default for SIGTERM is to die at once, which left a killed
+    run's 410 OVS bridges behind). Later signals are ignored, so that they
+    do not cut that teardown short."""
+    def on_signal(signum, _frame):
+        for s in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+            signal.signal(s, signal.SIG_IGN)
+        raise KeyboardInterrupt("signal %d" % signum)
+    for s in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+        signal.signal(s, on_signal)
+
+
+def run_plan(a, plan, runs, log):
     for spec, sw, shaper in plan:
         stats = json.loads(subprocess.run([testing.tool_path(a.build, "dcn-topo"), "stats"] + spec.split(),
                                           stdout=subprocess.PIPE, text=True).stdout)
@@ -167,7 +196,7 @@ def main():
         # the fast hello for small instances; the interface default (1 s)
         # from 1024 servers on: thousands of agents flooding hellos every
         # 100 ms saturate the 2 cores
-        hello_ms = 100 if int(stats["servers"]) <= 256 else 1000
+        hello_ms = a.hello_ms or (100 if int(stats["servers"]) <= 256 else 1000)
         # the machine-wide lock is taken per run, so other suites can interleave
         # (none when DCN_NETNS_LOCKED says the caller holds it for all runs)
         lock = state.take_netns_lock(log)
@@ -209,6 +238,8 @@ def check_options(a):
         if not x.isdigit() or int(x) not in SIZES:
             raise ValueError("--sizes %s: expected some of %s" % (x, ",".join(str(k) for k in sorted(SIZES))))
         plan += [(SIZES[int(x)], sw, "htb") for sw in switches]
+    if a.hello_ms < 0 or a.hello_ms > 60000:
+        raise ValueError("--hello-ms %d: expected 0 (by size) or 1-60000" % a.hello_ms)
     if a.ovs_max_links < 0:
         raise ValueError("--ovs-max-links %d: expected 0 (no limit) or more" % a.ovs_max_links)
     if not a.no_2048:
@@ -227,7 +258,7 @@ def options(a):
     """The options that chose the runs, for the summary (not --out: a path of
     the machine it ran on)."""
     return {"sizes": a.sizes, "switch": a.switch, "no_2048": a.no_2048,
-            "container_shapers": a.container_shapers, "ovs_max_links": a.ovs_max_links}
+            "container_shapers": a.container_shapers, "ovs_max_links": a.ovs_max_links, "hello_ms": a.hello_ms}
 
 
 def write_summary(out, runs, build, opts=None):

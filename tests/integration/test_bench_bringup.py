@@ -6,6 +6,7 @@ import importlib.util
 import json
 import os
 import sys
+import time
 
 import pytest
 
@@ -88,6 +89,7 @@ def test_summary_and_table_come_from_the_script_only(bench, monkeypatch, tmp_pat
     (["--container-shapers", "cbq"], "--container-shapers cbq"),
     (["--sizes", "", "--no-2048"], "nothing to run"),
     (["--out", "/proc/version/summary.json"], "--out"),
+    (["--hello-ms", "-5"], "--hello-ms -5"),
 ])
 def test_bad_options_fail_in_one_line_before_any_run(args, names, tmp_path):
     """A typo must cost nothing: exit 2 with one line naming the option, no
@@ -105,7 +107,7 @@ def test_bad_options_fail_in_one_line_before_any_run(args, names, tmp_path):
 def test_a_directory_as_out_means_summary_json_inside(bench, tmp_path):
     import argparse
     a = argparse.Namespace(out=str(tmp_path), sizes="16", switch="lxbr", no_2048=True, container_shapers="htb",
-                           ovs_max_links=0)
+                           ovs_max_links=0, hello_ms=0)
     out, plan = bench.check_options(a)
     assert out == str(tmp_path / "summary.json")
     assert plan == [("bcube n=4 k=1", "lxbr", "htb")]
@@ -114,10 +116,50 @@ def test_a_directory_as_out_means_summary_json_inside(bench, tmp_path):
 def test_the_container_runs_on_ovs_too_with_one_shaper_and_ovs_max_links_skips(bench, monkeypatch, tmp_path):
     import argparse
     a = argparse.Namespace(out=str(tmp_path), sizes="", switch="lxbr,ovs", no_2048=False,
-                           container_shapers="htb,tbf", ovs_max_links=0)
+                           container_shapers="htb,tbf", ovs_max_links=0, hello_ms=0)
     _, plan = bench.check_options(a)
     assert plan == [(bench.CONTAINER_2048, "lxbr", "htb"), (bench.CONTAINER_2048, "lxbr", "tbf"),
                     (bench.CONTAINER_2048, "ovs", "htb")]
     a.ovs_max_links = -1
     with pytest.raises(ValueError, match="--ovs-max-links"):
         bench.check_options(a)
+
+
+def test_sigterm_mid_run_tears_the_testbed_down_and_exits_130(bench, monkeypatch, tmp_path, capsys):
+    """A SIGTERM used to kill the bench at once, leaving a half-built OVS
+    testbed (410 bridges) for make clean-testbed; now the run's teardown runs."""
+    import signal
+    import types
+    made = []
+
+    class KilledTestbed(FakeTestbed):
+        def __init__(self, *a, **kw):
+            super().__init__(*a, **kw)
+            made.append(self)
+
+        def start(self):
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(5)  # the handler raises before this ends
+            raise AssertionError("SIGTERM did not interrupt the start")
+
+    monkeypatch.setattr(bench, "Testbed", KilledTestbed)
+    monkeypatch.setattr(bench.os, "geteuid", lambda: 0)
+    monkeypatch.setattr(bench.testing, "families", lambda build: ["bcube"])
+    monkeypatch.setattr(bench.state, "take_netns_lock", lambda log: None)
+    monkeypatch.setattr(bench.subprocess, "run",
+                        lambda *a, **kw: types.SimpleNamespace(stdout='{"links": 32, "servers": 16}'))
+    monkeypatch.setattr(bench.sys, "argv", ["bringup.py", "build", "--sizes", "16", "--switch", "lxbr", "--no-2048",
+                                            "--out", str(tmp_path / "s.json")])
+    saved = {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)}
+
+    def not_handled(signum, _frame):  # stands for Python's default, which would kill pytest
+        raise AssertionError("the bench left signal %d to Python's default: no teardown" % signum)
+    signal.signal(signal.SIGTERM, not_handled)
+    try:
+        assert bench.main() == 130
+    finally:
+        for s, h in saved.items():
+            signal.signal(s, h)
+    assert len(made) == 1 and made[0].stopped
+    assert "interrupted" in capsys.readouterr().out
+    assert not (tmp_path / "s.json").exists()  # no finished run: nothing written
