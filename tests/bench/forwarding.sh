@@ -164,7 +164,10 @@ print(int(any(n["name"] == sys.argv[1] and n["up"] for n in json.load(sys.stdin)
     done; done
   }
   tcbpf_off() { local r p; for r in h01 h10; do for p in eth0 eth1; do dcnt_in $r tc qdisc del dev $r-$p clsact; done; done; }
-  relayed_all() { local s t=0; for s in "${DCNT_SERVERS[@]}"; do t=$(( t + $(dcnt_counter "$s" relayed) )); done; echo $t; }
+  relayed_into() { # $1: the name of an associative array, set to each server's relayed counter
+    local -n into=$1; local s
+    for s in "${DCNT_SERVERS[@]}"; do into[$s]=$(dcnt_counter "$s" relayed); done
+  }
   sleep 0.5
   dcnt_in h00 ping -c 2 -i 0.2 -W 2 192.168.72.1 >/dev/null
 
@@ -173,7 +176,8 @@ print(int(any(n["name"] == sys.argv[1] and n["up"] for n in json.load(sys.stdin)
     for mode in $MODES; do
       opts=""
       case $mode in agent:*) opts=${mode#agent:} ;; esac
-      local b0 b1 t0 t1 gbps relay="" cpu="null" gso=0 target ra=0 relayed="null"
+      local b0 b1 t0 t1 gbps relay="" cpu="null" gso=0 target relayed="null" s
+      local -A rel0=() rel1=()
       case $mode in
         kernel) target=192.168.72.1 ;;
         kernel-direct) target=192.168.71.2 ;;
@@ -182,10 +186,9 @@ print(int(any(n["name"] == sys.argv[1] and n["up"] for n in json.load(sys.stdin)
       esac
       if [ "${mode#kernel}" = "$mode" ]; then
         if [ "$started" = 0 ] || [ "$opts" != "$agent_opts" ]; then restart_agents "$opts"; fi
-        local a01 a10 c01 c10 g0
-        a01=$(dcnt_counter h01 relayed); a10=$(dcnt_counter h10 relayed); g0=$(dcnt_counter h00 tun_gso_in)
+        local c01 c10 g0
+        relayed_into rel0; g0=$(dcnt_counter h00 tun_gso_in)
         c01=$(dcnt_cpu_ticks "${DCNT_AGENT_PID[h01]}"); c10=$(dcnt_cpu_ticks "${DCNT_AGENT_PID[h10]}")
-        ra=$(relayed_all)
         case $mode in agent-direct) h10_stop ;; agent-tcbpf) tcbpf_on ;; esac
       fi
       b0=$(box_busy); t0=$(date +%s.%N)
@@ -194,12 +197,13 @@ print(int(any(n["name"] == sys.argv[1] and n["up"] for n in json.load(sys.stdin)
       gbps=$(gbps_of "$DCNT_WORK/run.json")
       if [ "${mode#kernel}" = "$mode" ]; then
         case $mode in agent-direct) h10_cont ;; agent-tcbpf) tcbpf_off ;; esac
-        relayed=$(( $(relayed_all) - ra ))
+        relayed_into rel1
+        relayed=0; for s in "${DCNT_SERVERS[@]}"; do relayed=$(( relayed + rel1[$s] - rel0[$s] )); done
         if [ "$mode" = agent-tcbpf ]; then
           relay=tc-bpf
         elif [ "$mode" != agent-direct ]; then
           local d01 d10 ticks
-          d01=$(( $(dcnt_counter h01 relayed) - a01 )); d10=$(( $(dcnt_counter h10 relayed) - a10 ))
+          d01=$(( rel1[h01] - rel0[h01] )); d10=$(( rel1[h10] - rel0[h10] ))
           if [ "$d01" -ge "$d10" ]; then relay=h01; ticks=$(( $(dcnt_cpu_ticks "${DCNT_AGENT_PID[h01]}") - c01 ));
           else relay=h10; ticks=$(( $(dcnt_cpu_ticks "${DCNT_AGENT_PID[h10]}") - c10 )); fi
           cpu=$(/usr/bin/python3 -c 'import os,sys; print(round(int(sys.argv[1]) / os.sysconf("SC_CLK_TCK") / (float(sys.argv[3]) - float(sys.argv[2])) * 100, 1))' "$ticks" "$t0" "$t1")
