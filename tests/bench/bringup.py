@@ -162,7 +162,7 @@ def main():
     try:
         return run_plan(a, plan, runs, log)
     except KeyboardInterrupt:
-        if runs:
+        if runs:  # written after each run; again, for a signal between the append and the write
             write_summary(a.out, runs, a.build, options(a))
         print("bringup bench: interrupted, the testbed torn down; %s" % (
             "%d finished run(s) in %s" % (len(runs), a.out) if runs else "nothing written"), flush=True)
@@ -191,6 +191,7 @@ def run_plan(a, plan, runs, log):
             runs.append({"spec": spec, "switch": sw, "ok": False, "skipped":
                          "%d links: more than --ovs-max-links %d" % (links, a.ovs_max_links)})
             print("== %s on %s: skipped (%d links)" % (spec, sw, links), flush=True)
+            write_summary(a.out, runs, a.build, options(a))
             continue
         print("== %s on %s%s" % (spec, sw, "" if shaper == "htb" else ", %s shaper" % shaper), flush=True)
         # the fast hello for small instances; the interface default (1 s)
@@ -208,8 +209,7 @@ def run_plan(a, plan, runs, log):
         print("   -> %s" % json.dumps({k: rec.get(k) for k in ("ok", "up_s", "peak_mem_mib", "error")}),
               flush=True)
         runs.append(rec)
-        write_summary(a.out, runs, a.build, options(a))
-    write_summary(a.out, runs, a.build, options(a))
+        write_summary(a.out, runs, a.build, options(a))  # after every run, so an interrupted bench keeps them
     print("wrote %s" % a.out)
     return 0
 
