@@ -11,7 +11,7 @@ PYTHON     := /usr/bin/python3
 # Debian 12 packages the project needs; nothing comes from pip.
 APT_PACKAGES := build-essential cmake pkg-config check libev-dev libnl-3-dev libnl-route-3-dev \
                 libpcap-dev openvswitch-switch mininet iperf3 ethtool iproute2 procps tcpdump \
-                python3-pytest python3-matplotlib python3-scipy iputils-ping valgrind tshark clang libclang-rt-dev
+                python3-pytest python3-matplotlib python3-scipy iputils-ping valgrind tshark clang libclang-rt-dev libbpf-dev
 
 .PHONY: all deps build test test-unit test-integration bench simulations testbed clean-testbed clean help experiments wireshark-plugin fuzz soak
 

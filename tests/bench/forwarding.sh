@@ -21,22 +21,19 @@
 #   DCN_BENCH_ROUNDS   rounds of alternation per MTU (5)
 #   DCN_BENCH_MTUS     link MTUs ("1500 9000")
 #   DCN_BENCH_MODES    modes in each round, in order ("agent
-#                      agent:--rx-ring=1024 agent:--tun-offload=off
-#                      agent-direct agent-tcbpf kernel kernel-direct");
+#                      agent:--kernel-relay=on agent:--rx-ring=1024
+#                      agent-direct kernel kernel-direct");
 #                      "agent" and "kernel" go through the relay;
 #                      "agent:OPTS" runs the agents with extra options
-#                      (the agents are restarted when the options change);
+#                      (the agents are restarted when the options change),
+#                      "agent:--kernel-relay=on" with the relay in the
+#                      kernel (agent/src/agent/kernel/);
 #                      "agent-direct" and "kernel-direct" send to h01, one
 #                      hop away, with no relay at all (agent-direct stops
 #                      h10's agent for the run, so that BSR has no other
 #                      path than the direct one): agent-direct over kernel
 #                      is the ceiling, the ratio the agent would reach if
-#                      its relay cost nothing;
-#                      "agent-tcbpf" runs the agents
-#                      with a prototype relay in the kernel beside them, a
-#                      tc program on the relays' ports (relay_tcbpf.c,
-#                      built here with clang), to measure what such a
-#                      relay would give
+#                      its relay cost nothing
 #   DCN_BENCH_OUT      output folder (results/forwarding)
 # Writes OUT/summary.json, OUT/runs.csv and OUT/ratios.png.
 # Usage: tests/bench/forwarding.sh BUILD_DIR   (root; takes the namespace lock)
@@ -47,16 +44,13 @@ root=$(cd "$here/../.." && pwd)
 DURATION=${DCN_BENCH_SECONDS:-5}
 ROUNDS=${DCN_BENCH_ROUNDS:-5}
 MTUS=${DCN_BENCH_MTUS:-1500 9000}
-MODES=${DCN_BENCH_MODES:-agent agent:--rx-ring=1024 agent:--tun-offload=off agent-direct agent-tcbpf kernel kernel-direct}
+MODES=${DCN_BENCH_MODES:-agent agent:--kernel-relay=on agent:--rx-ring=1024 agent-direct kernel kernel-direct}
 out_dir=${DCN_BENCH_OUT:-$root/results/forwarding}
 for mode in $MODES; do
   case $mode in
-    agent | agent:?* | agent-direct | agent-tcbpf | kernel | kernel-direct) ;;
-    *) echo "forwarding.sh: unknown mode '$mode' in DCN_BENCH_MODES (agent, agent:OPTIONS, agent-direct, agent-tcbpf, kernel, kernel-direct)" >&2; exit 2 ;;
+    agent | agent:?* | agent-direct | kernel | kernel-direct) ;;
+    *) echo "forwarding.sh: unknown mode '$mode' in DCN_BENCH_MODES (agent, agent:OPTIONS, agent-direct, kernel, kernel-direct)" >&2; exit 2 ;;
   esac
-  if [ "$mode" = agent-tcbpf ] && ! command -v clang >/dev/null; then
-    echo "forwarding.sh: mode agent-tcbpf needs clang (its BPF target) to build relay_tcbpf.c" >&2; exit 2
-  fi
 done
 for v in ROUNDS:$ROUNDS SECONDS:$DURATION; do
   case ${v#*:} in '' | *[!0-9]* | 0*) echo "forwarding.sh: DCN_BENCH_${v%%:*} must be a whole number above 0, not '${v#*:}'" >&2; exit 2 ;; esac
@@ -129,44 +123,9 @@ print(int(any(n["name"] == sys.argv[1] and n["up"] for n in json.load(sys.stdin)
   # h10 h11 h01); its agent stops for the run and its neighbours see it down
   h10_stop() { kill -STOP "${DCNT_AGENT_PID[h10]}"; wait_neighbour h00 h10 0; wait_neighbour h11 h10 0; }
   h10_cont() { kill -CONT "${DCNT_AGENT_PID[h10]}"; wait_neighbour h00 h10 1; wait_neighbour h11 h10 1; }
-  # agent-tcbpf: one object per relay port, its neighbours compiled in
-  local tcbpf_built=0
-  mac_of() { ip -n "$(dcnt_ns "$1")" -j link show "$2" | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["address"])'; }
-  idx_of() { ip -n "$(dcnt_ns "$1")" -j link show "$2" | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["ifindex"])'; }
-  mac_args() { echo "$1" | awk -F: '{printf "0x%s,0x%s,0x%s,0x%s,0x%s,0x%s", $1, $2, $3, $4, $5, $6}'; }
-  tcbpf_build() { # relays h01 and h10 of BCube_1 n=2; hXY: level 0 varies Y (port eth0), level 1 varies X (eth1)
-    local r X Y d cases port
-    for r in h01 h10; do
-      X=${r:1:1} Y=${r:2:1} cases=""
-      for d in 0 1; do
-        if [ "$d" != "$Y" ]; then
-          cases+="case 0x0$d: OUT($(idx_of $r $r-eth0), $(mac_args "$(mac_of h$X$d h$X$d-eth0)"), $(mac_args "$(mac_of $r $r-eth0)")) "
-        fi
-        if [ "$d" != "$X" ]; then
-          cases+="case 0x4$d: OUT($(idx_of $r $r-eth1), $(mac_args "$(mac_of h$d$Y h$d$Y-eth1)"), $(mac_args "$(mac_of $r $r-eth1)")) "
-        fi
-      done
-      for port in eth0 eth1; do
-        local b; IFS=: read -ra b <<< "$(mac_of $r $r-$port)"
-        clang -O2 -Wall -Werror -target bpf -I/usr/include/"$(gcc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)" \
-          -DIN_MAC0=0x${b[0]} -DIN_MAC1=0x${b[1]} -DIN_MAC2=0x${b[2]} -DIN_MAC3=0x${b[3]} -DIN_MAC4=0x${b[4]} -DIN_MAC5=0x${b[5]} \
-          "-DRELAY_CASES=$cases" -c "$here/relay_tcbpf.c" -o "$DCNT_WORK/tcbpf-$r-$port.o"
-      done
-    done
-    tcbpf_built=1
-  }
-  tcbpf_on() {
-    local r p
-    [ "$tcbpf_built" = 1 ] || tcbpf_build
-    for r in h01 h10; do for p in eth0 eth1; do
-      dcnt_in $r tc qdisc add dev $r-$p clsact
-      dcnt_in $r tc filter add dev $r-$p ingress bpf direct-action obj "$DCNT_WORK/tcbpf-$r-$p.o" sec dcn_relay
-    done; done
-  }
-  tcbpf_off() { local r p; for r in h01 h10; do for p in eth0 eth1; do dcnt_in $r tc qdisc del dev $r-$p clsact; done; done; }
-  relayed_into() { # $1: the name of an associative array, set to each server's relayed counter
-    local -n into=$1; local s
-    for s in "${DCNT_SERVERS[@]}"; do into[$s]=$(dcnt_counter "$s" relayed); done
+  relayed_into() { # $1, $2: associative arrays, set to each server's relayed and relayed_in_kernel counters
+    local -n into=$1 kinto=$2; local s
+    for s in "${DCNT_SERVERS[@]}"; do into[$s]=$(dcnt_counter "$s" relayed); kinto[$s]=$(dcnt_counter "$s" relayed_in_kernel); done
   }
   sleep 0.5
   dcnt_in h00 ping -c 2 -i 0.2 -W 2 192.168.72.1 >/dev/null
@@ -176,8 +135,8 @@ print(int(any(n["name"] == sys.argv[1] and n["up"] for n in json.load(sys.stdin)
     for mode in $MODES; do
       opts=""
       case $mode in agent:*) opts=${mode#agent:} ;; esac
-      local b0 b1 t0 t1 gbps relay="" cpu="null" gso=0 target relayed="null" s
-      local -A rel0=() rel1=()
+      local b0 b1 t0 t1 gbps relay="" cpu="null" gso=0 target relayed="null" krelayed="null" s
+      local -A rel0=() rel1=() krel0=() krel1=()
       case $mode in
         kernel) target=192.168.72.1 ;;
         kernel-direct) target=192.168.71.2 ;;
@@ -187,23 +146,24 @@ print(int(any(n["name"] == sys.argv[1] and n["up"] for n in json.load(sys.stdin)
       if [ "${mode#kernel}" = "$mode" ]; then
         if [ "$started" = 0 ] || [ "$opts" != "$agent_opts" ]; then restart_agents "$opts"; fi
         local c01 c10 g0
-        relayed_into rel0; g0=$(dcnt_counter h00 tun_gso_in)
+        relayed_into rel0 krel0; g0=$(dcnt_counter h00 tun_gso_in)
         c01=$(dcnt_cpu_ticks "${DCNT_AGENT_PID[h01]}"); c10=$(dcnt_cpu_ticks "${DCNT_AGENT_PID[h10]}")
-        case $mode in agent-direct) h10_stop ;; agent-tcbpf) tcbpf_on ;; esac
+        if [ "$mode" = agent-direct ]; then h10_stop; fi
       fi
       b0=$(box_busy); t0=$(date +%s.%N)
       dcnt_in h00 iperf3 -c "$target" -p 5401 -t "$DURATION" -O 1 -J > "$DCNT_WORK/run.json"
       t1=$(date +%s.%N); b1=$(box_busy)
       gbps=$(gbps_of "$DCNT_WORK/run.json")
       if [ "${mode#kernel}" = "$mode" ]; then
-        case $mode in agent-direct) h10_cont ;; agent-tcbpf) tcbpf_off ;; esac
-        relayed_into rel1
-        relayed=0; for s in "${DCNT_SERVERS[@]}"; do relayed=$(( relayed + rel1[$s] - rel0[$s] )); done
-        if [ "$mode" = agent-tcbpf ]; then
-          relay=tc-bpf
-        elif [ "$mode" != agent-direct ]; then
-          local d01 d10 ticks
-          d01=$(( rel1[h01] - rel0[h01] )); d10=$(( rel1[h10] - rel0[h10] ))
+        if [ "$mode" = agent-direct ]; then h10_cont; fi
+        relayed_into rel1 krel1
+        relayed=0 krelayed=0
+        for s in "${DCNT_SERVERS[@]}"; do
+          relayed=$(( relayed + rel1[$s] - rel0[$s] )); krelayed=$(( krelayed + krel1[$s] - krel0[$s] ))
+        done
+        if [ "$mode" != agent-direct ]; then
+          local d01 d10 ticks # the relay: the server that relayed the most, in the agent or in its kernel
+          d01=$(( rel1[h01] - rel0[h01] + krel1[h01] - krel0[h01] )); d10=$(( rel1[h10] - rel0[h10] + krel1[h10] - krel0[h10] ))
           if [ "$d01" -ge "$d10" ]; then relay=h01; ticks=$(( $(dcnt_cpu_ticks "${DCNT_AGENT_PID[h01]}") - c01 ));
           else relay=h10; ticks=$(( $(dcnt_cpu_ticks "${DCNT_AGENT_PID[h10]}") - c10 )); fi
           cpu=$(/usr/bin/python3 -c 'import os,sys; print(round(int(sys.argv[1]) / os.sysconf("SC_CLK_TCK") / (float(sys.argv[3]) - float(sys.argv[2])) * 100, 1))' "$ticks" "$t0" "$t1")
@@ -217,10 +177,10 @@ print(json.dumps({"mtu": int(sys.argv[1]), "round": int(sys.argv[2]), "mode": sy
                   "gbps": round(float(sys.argv[4]), 4),
                   "relay": sys.argv[5] or None, "relay_agent_cpu_pct": json.loads(sys.argv[8]),
                   "gso_segments_from_tun": int(sys.argv[9]) if sys.argv[3].startswith("agent") else None,
-                  "relayed_by_agents": json.loads(sys.argv[10]),
+                  "relayed_by_agents": json.loads(sys.argv[10]), "relayed_in_kernel": json.loads(sys.argv[12]),
                   "box_cpu_busy": round(busy, 3) if busy is not None else None}))' \
-        "$mtu" "$round" "$mode" "$gbps" "$relay" "$b0" "$b1" "$cpu" "$gso" "$relayed" "$DURATION" >> "$runs_file"
-      dcnt_log "MTU $mtu round $round $mode: $gbps Gb/s${relay:+ through $relay, relay agent CPU $cpu %}"
+        "$mtu" "$round" "$mode" "$gbps" "$relay" "$b0" "$b1" "$cpu" "$gso" "$relayed" "$DURATION" "$krelayed" >> "$runs_file"
+      dcnt_log "MTU $mtu round $round $mode: $gbps Gb/s${relay:+ through $relay, relay agent CPU $cpu %}${krelayed:+, $krelayed frames relayed in the kernel}"
     done
   done
 }

@@ -3,7 +3,8 @@ line), writes OUT/summary.json, OUT/runs.csv and OUT/ratios.png and prints a
 line per MTU and mode. Every ratio pairs the two modes of one round, which ran
 back to back, so that the drift of a shared box falls on both.
 
-Modes: "agent", "agent:OPTIONS" and "kernel" go through the relay;
+Modes: "agent", "agent:OPTIONS" and "kernel" go through the relay
+("agent:--kernel-relay=on": the agents' relay in the kernel);
 "agent-direct" and "kernel-direct" go one hop, with no relay. agent-direct
 over kernel is the ceiling: what the agent would reach if its relay cost
 nothing.
@@ -37,9 +38,11 @@ def ratio_stats(rs, rounds, mode, base):
 
 
 def relayed_share(run):
-    """Frames relayed by the agents over the transfer's data frames (at most MTU bytes each)."""
+    """Frames relayed, by the agents or their kernel relays, over the
+    transfer's data frames (at most MTU bytes each)."""
     frames = run["gbps"] * 1e9 / 8 * run.get("seconds", 5) / run["mtu"]
-    return (run.get("relayed_by_agents") or 0) / frames if frames > 0 else 0.0
+    relayed = (run.get("relayed_by_agents") or 0) + (run.get("relayed_in_kernel") or 0)
+    return relayed / frames if frames > 0 else 0.0
 
 
 def summarize(runs, modes):
@@ -63,6 +66,9 @@ def summarize(runs, modes):
             relayed = [r["relayed_by_agents"] for r in rs if r["mode"] == m and r.get("relayed_by_agents") is not None]
             if relayed:
                 row[m]["max_relayed_by_agents"] = max(relayed)
+            krelayed = [r["relayed_in_kernel"] for r in rs if r["mode"] == m and r.get("relayed_in_kernel") is not None]
+            if krelayed:
+                row[m]["max_relayed_in_kernel"] = max(krelayed)
             if m == "agent-direct":
                 # direct means no relay: a round where the agents relayed more
                 # than 1 % of the data's frames did not measure that

@@ -126,8 +126,17 @@ def test_direct_round_where_agents_relayed_is_flagged(summary):
     assert "NOT DIRECT in rounds [1]" in summary.report_lines([row], ["agent-direct", "kernel"])[0]
 
 
-def test_tcbpf_mode_without_relay_cpu_is_summarized(summary):
-    runs = [dict(_run(1500, 1, "agent-tcbpf", 4.0), relay="tc-bpf", relay_agent_cpu_pct=None), _run(1500, 1, "kernel", 5.0)]
-    row, = summary.summarize(runs, ["agent-tcbpf", "kernel"])
-    assert row["agent-tcbpf"]["ratio_to_kernel"]["median"] == 0.8 and row["agent-tcbpf"]["meets_goal"] is True
-    assert "median_relay_agent_cpu_pct" not in row["agent-tcbpf"]
+def test_kernel_relay_mode_counts_kernel_frames(summary):
+    runs = [dict(_run(1500, 1, "agent:--kernel-relay=on", 4.0), relayed_by_agents=12, relayed_in_kernel=300000),
+            _run(1500, 1, "kernel", 5.0)]
+    row, = summary.summarize(runs, ["agent:--kernel-relay=on", "kernel"])
+    m = row["agent:--kernel-relay=on"]
+    assert m["ratio_to_kernel"]["median"] == 0.8 and m["meets_goal"] is True
+    assert m["max_relayed_in_kernel"] == 300000 and m["max_relayed_by_agents"] == 12
+
+
+def test_direct_round_relayed_in_kernel_is_flagged(summary):
+    runs = [dict(_run(1500, 1, "agent-direct", 1.0), relayed_in_kernel=10000), _run(1500, 1, "kernel", 5.0)]
+    row, = summary.summarize(runs, ["agent-direct", "kernel"])
+    assert row["agent-direct"]["rounds_not_direct"] == [1]
+

@@ -195,7 +195,8 @@ START_TEST(options_defaults_and_errors)
         {"--port", "7=eth0"},     {"--port", "eth0"},     {"--port", "1="},        {"--capacity-mbps", "-5"},
         {"--ifname-fmt", "%d%n"}, {"--seed", "-1"},       {"--bogus", "1"},        {"--port", "1=abcdefghijklmnopq"},
         {"--ctl-group", "no-such-group-here"}, {"--ctl-group", ""}, {"--mdcube-routing", "random"},
-        {"--tun-offload", "yes"}, {"--relay-copy", "o"}, {"--relay-copy", ""},
+        {"--tun-offload", "yes"}, {"--relay-copy", "o"}, {"--relay-copy", ""}, {"--kernel-relay", "1"},
+        {"--kernel-relay", ""},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         const char *args[] = {"--topo", "bcube", "--name", "h00", bad[i][0], bad[i][1]};
@@ -203,10 +204,11 @@ START_TEST(options_defaults_and_errors)
         ck_assert_msg(strchr(err, '\n') == NULL && err[0], "error must be one line");
     }
     ck_assert_int_eq(o.mdcube_routing, ENGINE_MDCUBE_HIER);
-    ck_assert(o.tun_offload && !o.relay_copy); /* the defaults */
-    const char *onoff[] = {"--topo", "bcube", "--name", "h00", "--tun-offload", "off", "--relay-copy", "on"};
-    ck_assert_int_eq(parse(&o, onoff, 8, err, sizeof err), 0);
-    ck_assert(!o.tun_offload && o.relay_copy);
+    ck_assert(o.tun_offload && !o.relay_copy && !o.kernel_relay); /* the defaults */
+    const char *onoff[] = {"--topo", "bcube", "--name", "h00", "--tun-offload", "off", "--relay-copy", "on",
+                           "--kernel-relay", "on"};
+    ck_assert_int_eq(parse(&o, onoff, 10, err, sizeof err), 0);
+    ck_assert(!o.tun_offload && o.relay_copy && o.kernel_relay);
     const char *src[] = {"--topo", "mdcube", "--name", "h0_00", "--mdcube-routing", "source"};
     ck_assert_int_eq(parse(&o, src, 6, err, sizeof err), 0);
     ck_assert_int_eq(o.mdcube_routing, ENGINE_MDCUBE_SOURCE);

@@ -17,6 +17,7 @@
 #include "agent/core/tun_gro.h"
 #include "agent/core/tun_offload.h"
 #include "agent/ctl/ctl_server.h"
+#include "agent/kernel/kernel_relay.h"
 #include "agent/os/linkmon.h"
 #include "agent/os/pcap_io.h"
 #include "agent/os/pidfile.h"
@@ -49,6 +50,8 @@ typedef struct agent {
     bool in_batch; /* in on_port: the receive buffers live until gro_flush */
     uint8_t was_up[256];
     uint64_t tx_dropped_seen;
+    kernel_relay *kr;  /* --kernel-relay on, else NULL */
+    bool kr_attach_failed;
 } agent;
 
 static agent A;
@@ -108,6 +111,29 @@ static int io_send_rx(void *ctx, unsigned port, const uint8_t *frame, size_t len
 {
     rawsock *s = io_port(ctx, port, frame, len);
     return s ? rawsock_queue_ref(s, frame, len) : -1;
+}
+
+/* The engine relayed a data frame: its path is valid, the kernel may take
+ * the next ones. */
+static void io_relayed_data(void *ctx, unsigned in_port, const dcn_hdr *h)
+{
+    agent *a = ctx;
+    kernel_relay_learn(a->kr, in_port, h);
+}
+
+/* The kernel relay's view of the neighbours, after anything that may have
+ * changed them (cheap when nothing did). */
+static void kr_sync(agent *a)
+{
+    if (a->kr)
+        kernel_relay_sync(a->kr, a->e);
+}
+
+static void kr_fold(void *ctx)
+{
+    agent *a = ctx;
+    if (a->kr)
+        kernel_relay_fold_stats(a->kr, a->e);
 }
 
 static void tun_write_one(agent *a, const uint8_t *ip, size_t len)
@@ -184,6 +210,10 @@ static int attach_port(agent *a, unsigned p)
     memcpy(ep->mac, a->sock[p].mac, 6);
     snprintf(ep->ifname, sizeof ep->ifname, "%s", a->ifname[p]);
     ep->capacity_mbps = a->opt.port_capacity[p] ? a->opt.port_capacity[p] : a->opt.capacity_mbps;
+    if (a->kr && kernel_relay_attach(a->kr, p, a->sock[p].ifindex, err, sizeof err) < 0) {
+        logf_("port %u: %s (its frames are relayed by the agent)", p, err);
+        a->kr_attach_failed = true;
+    }
     if (a->loop) {
         ev_io_init(&a->sock_w[p], on_port, a->sock[p].fd, EV_READ);
         a->sock_w[p].data = (void *)(uintptr_t)p;
@@ -199,6 +229,8 @@ static void detach_port(agent *a, unsigned p)
         return;
     if (a->loop)
         ev_io_stop(a->loop, &a->sock_w[p]);
+    if (a->kr)
+        kernel_relay_detach(a->kr, p);
     rawsock_close(&a->sock[p]);
     engine_carrier(a->e, p, false);
     a->e->port[p].present = false;
@@ -253,6 +285,7 @@ static void on_port(struct ev_loop *loop, ev_io *w, int revents)
             break;
     }
     a->in_batch = false;
+    kr_sync(a); /* a hello may have brought a neighbour up */
     hurry_tick(a);
 }
 
@@ -314,6 +347,7 @@ static void on_link(void *ctx, int ifindex, const char *ifname, bool exists, boo
         }
     }
     flush_all(a);
+    kr_sync(a);
     hurry_tick(a);
 }
 
@@ -344,8 +378,10 @@ static void on_tick(struct ev_loop *loop, ev_timer *w, int revents)
     (void)w;
     (void)revents;
     agent *a = &A;
+    kr_fold(a); /* the kernel relay's frames count in the port meters */
     engine_tick(a->e);
     flush_all(a);
+    kr_sync(a);
     uint64_t dropped = 0;
     for (unsigned p = 0; p < ENGINE_MAX_PORTS; p++)
         if (a->sock[p].fd >= 0)
@@ -466,6 +502,8 @@ int main(int argc, char **argv)
                     .deliver_ip = io_deliver};
     if (a->opt.relay_copy)
         io.send_rx_frame = NULL; /* relayed frames go through send_frame, copied */
+    if (a->opt.kernel_relay)
+        io.relayed_data = io_relayed_data;
     if (engine_init(a->e, &a->topo, self, &cfg, &io) < 0) {
         logf_("engine setup failed");
         return 1;
@@ -485,14 +523,28 @@ int main(int argc, char **argv)
     ctl_server_config ccfg;
     ctl_server_config_default(&ccfg);
     ccfg.gid = a->opt.ctl_gid;
+    ccfg.before_answer = kr_fold;
+    ccfg.ctx = a;
     int ctl_rc = 1;
     a->ctl = ctl_server_open(a->opt.ctl_path, &ccfg, a->e, err, sizeof err, &ctl_rc);
     if (!a->ctl) {
         fprintf(stderr, "dcn-agent: %s\n", err);
         return ctl_rc;
     }
+    if (a->opt.kernel_relay && !(a->kr = kernel_relay_open(err, sizeof err))) {
+        fprintf(stderr, "dcn-agent: --kernel-relay on: %s\n", err);
+        ctl_server_close(a->ctl);
+        return 1;
+    }
     for (unsigned p = 0; p < a->e->nports; p++)
         attach_port(a, p);
+    if (a->kr_attach_failed) {
+        fprintf(stderr, "dcn-agent: --kernel-relay on: the relay could not be attached to every port (above)\n");
+        kernel_relay_close(a->kr);
+        ctl_server_close(a->ctl);
+        return 1;
+    }
+    kr_sync(a);
     size_t reserve = header_reserve(&a->topo, self) + engine_ext_reserve(a->e);
     unsigned tun_mtu = (unsigned)(a->opt.mtu - reserve);
     a->tun_fd = tun_open(a->opt.tun, engine_ip_of(self), tun_mtu, a->opt.tun_offload, err, sizeof err);
@@ -552,6 +604,7 @@ int main(int argc, char **argv)
     for (unsigned p = 0; p < ENGINE_MAX_PORTS; p++)
         if (a->sock[p].fd >= 0)
             rawsock_close(&a->sock[p]);
+    kernel_relay_close(a->kr);
     pcapw_close(a->pcap);
     engine_fini(a->e);
     free(a->e);

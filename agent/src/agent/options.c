@@ -90,7 +90,7 @@ int agent_ifname(const agent_options *o, unsigned port, char *out, size_t len)
 enum {
     OPT_TOPO = 1000, OPT_NAME, OPT_IFFMT, OPT_PORT, OPT_CTL, OPT_CTL_GROUP, OPT_HELLO, OPT_DEAD, OPT_CAP, OPT_MTU, OPT_PCAP,
     OPT_TUN, OPT_SEED, OPT_LOG, OPT_PID, OPT_FG, OPT_CHECK, OPT_HELP, OPT_MDCUBE_ROUTING, OPT_TUN_OFFLOAD,
-    OPT_RX_RING, OPT_RELAY_COPY
+    OPT_RX_RING, OPT_RELAY_COPY, OPT_KERNEL_RELAY
 };
 
 static const struct option longopts[] = {
@@ -111,6 +111,7 @@ static const struct option longopts[] = {
     {"tun-offload", required_argument, NULL, OPT_TUN_OFFLOAD},
     {"rx-ring", required_argument, NULL, OPT_RX_RING},
     {"relay-copy", required_argument, NULL, OPT_RELAY_COPY},
+    {"kernel-relay", required_argument, NULL, OPT_KERNEL_RELAY},
     {"log", required_argument, NULL, OPT_LOG},
     {"pidfile", required_argument, NULL, OPT_PID},
     {"foreground", no_argument, NULL, OPT_FG},
@@ -254,6 +255,10 @@ int agent_options_parse(agent_options *o, int argc, char **argv, char *err, size
             break;
         case OPT_TUN_OFFLOAD:
             if (parse_on_off("--tun-offload", a, &o->tun_offload, err, errlen) < 0)
+                return -1;
+            break;
+        case OPT_KERNEL_RELAY:
+            if (parse_on_off("--kernel-relay", a, &o->kernel_relay, err, errlen) < 0)
                 return -1;
             break;
         case OPT_RELAY_COPY:

@@ -26,6 +26,8 @@ typedef struct agent_options {
     bool tun_offload; /* --tun-offload on (default) | off: IFF_VNET_HDR, TSO4 and checksum offload on TUN */
     bool relay_copy;  /* --relay-copy on | off (default): copy relayed frames into the send queue, or queue
                        * a reference to them in their receive batch */
+    bool kernel_relay; /* --kernel-relay on | off (default): plain data frames relayed in the kernel
+                        * (kernel/kernel_relay.h) */
     bool foreground;
     bool check; /* --check: validate the options and the topology, then exit */
 } agent_options;

@@ -692,7 +692,8 @@ static void relay(engine *e, unsigned port, uint8_t *frame, size_t len, const dc
     eng_put_eth(e, frame, ne->mac, ne->port);
     e->c.rx_ok++;
     e->c.relayed++;
-    eng_tx_rx_frame(e, ne->port, frame, len);
+    if (eng_tx_rx_frame(e, ne->port, frame, len) == 0 && h->type == DCN_T_DATA && e->io.relayed_data)
+        e->io.relayed_data(e->io.ctx, port, h);
 }
 
 void engine_rx_frame(engine *e, unsigned port, uint8_t *frame, size_t len)
@@ -950,6 +951,7 @@ void engine_carrier(engine *e, unsigned port, bool up)
     if (port >= e->nports || e->port[port].carrier == up)
         return;
     e->port[port].carrier = up;
+    e->nt.gen++; /* the hops over this port become usable or not */
     e->c.carrier_events++;
     if (!up) {
         e->c.neighbor_down_events += neigh_port_down(&e->nt, port);

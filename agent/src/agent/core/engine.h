@@ -34,6 +34,10 @@ typedef struct engine_io {
     int (*send_rx_frame)(void *ctx, unsigned port, const uint8_t *frame, size_t len);
     /* Delivers one IPv4 packet to the local stack (TUN). */
     void (*deliver_ip)(void *ctx, const uint8_t *ip, size_t len);
+    /* Optional: a data frame that came in on in_port was relayed, so its
+     * path (h, before the NHI was advanced) is valid here and its next hop
+     * usable; the kernel relay takes the path's next frames. */
+    void (*relayed_data)(void *ctx, unsigned in_port, const dcn_hdr *h);
 } engine_io;
 
 typedef struct engine_port {

@@ -41,11 +41,14 @@ int neigh_on_hello(neigh_table *nt, unsigned port, uint32_t node, const uint8_t 
     if (i < 0)
         return -1;
     neigh_entry *e = &nt->e[i];
+    if (memcmp(e->mac, mac, 6) != 0)
+        nt->gen++;
     memcpy(e->mac, mac, 6);
     e->last_heard_ms = now_ms;
     e->heard = 1;
     if (!e->up) {
         e->up = 1;
+        nt->gen++;
         *went_up = true;
     }
     return i;
@@ -58,6 +61,7 @@ unsigned neigh_expire(neigh_table *nt, uint64_t now_ms, uint64_t dead_ms)
         neigh_entry *e = &nt->e[i];
         if (e->valid && e->up && now_ms - e->last_heard_ms > dead_ms) {
             e->up = 0;
+            nt->gen++;
             n++;
         }
     }
@@ -82,6 +86,7 @@ unsigned neigh_port_down(neigh_table *nt, unsigned port)
         neigh_entry *e = &nt->e[i];
         if (e->valid && e->port == port && e->up) {
             e->up = 0;
+            nt->gen++;
             n++;
         }
     }

@@ -22,6 +22,8 @@ typedef struct neigh_entry {
 typedef struct neigh_table {
     neigh_entry e[256];
     unsigned n_valid;
+    uint32_t gen; /* bumped when an entry's up flag or MAC changes, and by
+                   * engine_carrier: the kernel relay copies the table when it moves */
 } neigh_table;
 
 /* Fills the table for server self; entries start down. Returns the number

@@ -241,6 +241,8 @@ static void answer(ctl_conn *c)
     } else if (ctl_parse(c->req, &req, err, sizeof err) < 0) {
         set_error(c, err);
     } else {
+        if (c->srv->cfg.before_answer)
+            c->srv->cfg.before_answer(c->srv->cfg.ctx);
         FILE *out = fmemopen(c->out, sizeof c->out, "w");
         if (!out) {
             set_error(c, "out of memory");

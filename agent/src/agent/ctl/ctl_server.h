@@ -21,6 +21,10 @@ typedef struct ctl_server_config {
     unsigned max_conns; /* <= CTL_MAX_CONNS; 0: CTL_MAX_CONNS */
     double request_timeout_s, conn_timeout_s; /* 0: the defaults above */
     int sndbuf;         /* SO_SNDBUF of accepted connections, 0: the system's (tests shrink it) */
+    /* Optional: called before a request is answered, so that what it
+     * reports is current (the agent folds in the kernel relay's counts). */
+    void (*before_answer)(void *ctx);
+    void *ctx;
 } ctl_server_config;
 
 void ctl_server_config_default(ctl_server_config *c);
