@@ -112,6 +112,9 @@ def parse_args(argv):
     ap.add_argument("--mtu", type=int, default=linkclass.DEFAULT_MTU)
     ap.add_argument("--hello-ms", type=int, default=100, help="agent hello period (default %(default)s; the papers': 1000)")
     ap.add_argument("--dead-misses", type=int, default=3)
+    ap.add_argument("--kernel-relay", action="store_true",
+                    help="the agents relay plain data frames in the kernel (dcn-agent --kernel-relay on; "
+                         "docs/protocol.md, \"The kernel relay\")")
     ap.add_argument("--no-agent", action="store_true", help="plain L2 bring-up without agents")
     ap.add_argument("--ready-timeout", type=float, default=None)
     ap.add_argument("--ping-pairs", type=int, default=1100, help="all pairs up to this many, else a sample")
@@ -163,6 +166,7 @@ def main(argv=None):
         tb = Testbed(a.build_dir, a.topo, switch=a.switch, datapath=a.datapath,
                      server_link=a.server_params, highspeed_link=a.hs_params, mtu=a.mtu,
                      hello_ms=a.hello_ms, dead_misses=a.dead_misses,
+                     agent_args=["--kernel-relay", "on"] if a.kernel_relay else [],
                      agent=False if a.no_agent else None, ready_timeout=a.ready_timeout, log=say,
                      capture=a.capture, capture_dir=a.capture_dir, ovs_rt=a.ovs_forwarder == "rt")
         tb.preflight()

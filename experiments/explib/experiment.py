@@ -172,9 +172,14 @@ class Experiment:
         g.add_argument("--size-scale", type=float, default=1.0,
                        help="transfer sizes as a fraction of the paper's scaled to the link rate "
                             "(1: the paper's bytes x link-mbps/1000, so durations match the paper's)")
+        g.add_argument("--kernel-relay", choices=("on", "off"), default="off",
+                       help="the agents relay plain data frames in the kernel (dcn-agent --kernel-relay; "
+                            "default off, as every committed result)")
         g.add_argument("--seed", type=int, default=1)
         g.add_argument("--build-dir", default=os.path.join(REPO, "build"))
-        g.add_argument("--out", default=None, help="results folder (default results/%s)" % name)
+        g.add_argument("--out", default=None,
+                       help="results folder (default results/%s, or results/%s-kernel-relay with --kernel-relay on)"
+                            % (name, name))
         g.add_argument("--tiny", action="store_true",
                        help="a seconds-long run for the test suite (size-scale at most 0.01)")
         self.a = None
@@ -216,7 +221,8 @@ class Experiment:
         self._servers = []
         self._check_specs(a)
         self.a = a
-        self.out = a.out or os.path.join(RESULTS, self.name)
+        # a run with the kernel relay never overwrites the committed results of the default agent
+        self.out = a.out or os.path.join(RESULTS, self.name + ("-kernel-relay" if a.kernel_relay == "on" else ""))
         self.work = self.out.rstrip("/") + ".partial"
         parent = os.path.dirname(os.path.abspath(self.work))
         if not os.path.isdir(parent) or not os.access(parent, os.W_OK):
@@ -336,7 +342,8 @@ class Experiment:
         server = dict(linkclass.DEFAULT_SERVER, bw=link_mbps or a.link_mbps, max_queue_size=a.queue_pkts,
                       small_first=a.small_first == "on")
         tb = Testbed(a.build_dir, spec, switch=switch or a.switch, server_link=server, mtu=mtu or a.mtu,
-                     hello_ms=hello_ms or a.hello_ms, agent=agent, agent_args=list(agent_args or ()),
+                     hello_ms=hello_ms or a.hello_ms, agent=agent,
+                     agent_args=list(agent_args or ()) + (["--kernel-relay", "on"] if a.kernel_relay == "on" else []),
                      log=lambda m: self.log("  " + m.replace("*** ", "")))
         cpu = links = queues = None
         try:
@@ -426,6 +433,7 @@ class Experiment:
             "queue_pkts": a.queue_pkts,
             "small_frames_first": a.small_first == "on",
             "hello_ms": a.hello_ms,
+            **({"kernel_relay": True} if a.kernel_relay == "on" else {}),  # absent: off, as before the option
             "size_scale": a.size_scale,
             "duration_s": round(time.time() - self.t_start, 1),
             "seed": a.seed,

@@ -180,7 +180,7 @@ print(json.dumps({"mtu": int(sys.argv[1]), "round": int(sys.argv[2]), "mode": sy
                   "relayed_by_agents": json.loads(sys.argv[10]), "relayed_in_kernel": json.loads(sys.argv[12]),
                   "box_cpu_busy": round(busy, 3) if busy is not None else None}))' \
         "$mtu" "$round" "$mode" "$gbps" "$relay" "$b0" "$b1" "$cpu" "$gso" "$relayed" "$DURATION" "$krelayed" >> "$runs_file"
-      dcnt_log "MTU $mtu round $round $mode: $gbps Gb/s${relay:+ through $relay, relay agent CPU $cpu %}${krelayed:+, $krelayed frames relayed in the kernel}"
+      dcnt_log "MTU $mtu round $round $mode: $gbps Gb/s${relay:+ through $relay, relay agent CPU $cpu %}$( [ "$krelayed" != null ] && echo ", $krelayed frames relayed in the kernel")"
     done
   done
 }

@@ -1,0 +1,60 @@
+"""The kernel relay from the user's side: `dcn_testbed --kernel-relay` (and
+so `sudo make testbed TESTBED_ARGS=--kernel-relay`) starts every agent with
+it, the smoke check's pings cross relays with it, and the teardown leaves
+nothing; an experiment run with `--kernel-relay on` records it and writes
+beside, not over, the committed results. Root only; run by
+tests/integration/run.sh under the machine-wide lock."""
+import json
+import os
+import signal
+import subprocess
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+from orchestrator import state, testing  # noqa: E402
+from tb_harness import start_held  # noqa: E402
+
+BUILD = testing.build_dir()
+TCX = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tcx_progs.py")
+pytestmark = pytest.mark.skipif(os.geteuid() != 0 or not testing.agent_built(BUILD)
+                                or "bcube" not in testing.families(BUILD),
+                                reason="needs root, dcn-agent and the bcube family")
+
+
+def test_testbed_flag_reaches_every_agent_and_leaves_nothing():
+    p, out = start_held(["--hold", "--build-dir", BUILD, "--topo", "bcube n=2 k=1", "--switch", "lxbr",
+                         "--kernel-relay"])
+    data = None
+    try:
+        data = state.load()
+        assert data and data["owner"]["pid"] == p.pid, out
+        hosts = [r for r in data["hosts"] if r["what"].startswith("host h")]
+        assert len(hosts) == 4, hosts
+        for host in hosts:
+            name = host["what"].split()[1]
+            for port in (0, 1):
+                r = subprocess.run(["nsenter", "--net=/proc/%d/ns/net" % host["pid"], sys.executable, TCX,
+                                    "%s-eth%d" % (name, port)], stdout=subprocess.PIPE, text=True, check=True)
+                assert r.stdout.strip() == "1", "%s-eth%d: %s programs at TCX ingress" % (name, port, r.stdout)
+    finally:
+        p.send_signal(signal.SIGTERM)
+        p.wait(120)
+        p.stdout.close()
+    assert testing.leftovers_of_state(data) == {}
+    assert state.load() is None
+
+
+def test_experiment_with_kernel_relay_records_it(tmp_path):
+    out = tmp_path / "fwd"
+    r = subprocess.run([os.path.join(testing.REPO, "experiments", "bcube-forwarding"), "--tiny", "--out", str(out),
+                        "--switch", "lxbr", "--link-mbps", "20", "--mtus", "9000", "--seconds", "12",
+                        "--kernel-relay", "on", "--build-dir", BUILD],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300)
+    assert r.returncode in (0, 3), r.stdout[-3000:]
+    with open(out / "summary.json") as f:
+        s = json.load(f)
+    assert s["kernel_relay"] is True
+    assert s["experiment"] == "bcube-forwarding"
+    assert testing.project_bridges() == [], "bridges left behind"
