@@ -58,3 +58,23 @@ def test_experiment_with_kernel_relay_records_it(tmp_path):
     assert s["kernel_relay"] is True
     assert s["experiment"] == "bcube-forwarding"
     assert testing.project_bridges() == [], "bridges left behind"
+
+
+def test_kernel_relay_all_to_all_runs_both_modes(tmp_path):
+    """experiments/kernel-relay-all-to-all at its smallest: one round of
+    each mode; the kernel relay's run relays in the kernel, the agent's does
+    not; --kernel-relay on is refused (the script runs both modes itself)."""
+    exe = os.path.join(testing.REPO, "experiments", "kernel-relay-all-to-all")
+    r = subprocess.run([exe, "--kernel-relay", "on", "--build-dir", BUILD], stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True, timeout=60)
+    assert r.returncode == 2 and "runs both modes itself" in r.stdout, r.stdout
+    out = tmp_path / "kra"
+    r = subprocess.run([exe, "--rounds", "1", "--seconds", "2", "--link-mbps", "10", "--out", str(out),
+                        "--build-dir", BUILD], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300)
+    assert r.returncode in (0, 3), r.stdout[-3000:]
+    with open(out / "summary.json") as f:
+        runs = {x["mode"]: x for x in json.load(f)["measured"]["runs"]}
+    assert runs["agent"]["relayed_in_kernel"] == 0 and runs["agent"]["relayed_by_agents"] > 0
+    assert runs["kernel-relay"]["relayed_in_kernel"] > runs["kernel-relay"]["relayed_by_agents"]
+    assert (out / "cpu.png").exists()
+    assert testing.project_bridges() == [], "bridges left behind"
