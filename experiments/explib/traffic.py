@@ -178,6 +178,28 @@ class RelayPlan:
         return prev
 
 
+def all_to_all_point(ex, net, rate, seconds):
+    """One all-to-all as a capacity point runs it (experiments/capacity,
+    experiments/kernel-relay-all-to-all): every server sends every other one
+    a file sized for about `seconds` of traffic if the servers get 3/4 of
+    their `rate` Mb/s link each; the traffic window is its steady part, 2 s
+    after the start to 70 % of the rest, while every server still sends.
+    Returns a dict: names, res, got, done (as run_relays), failed
+    (connections whose sender or receiver failed), goodput_per_server_mbps
+    (bytes received by all servers / servers / start to last byte; 0 when
+    it never finished), cpu (net.cpu.stats over the window), window."""
+    names = [s["name"] for s in net.tb.wiring.server_list]
+    per_conn = max(1 << 16, int(rate * 1e6 / 8 * seconds * 0.75 / (len(names) - 1)))
+    res, got, t0, done = run_relays(ex, net.tb, all_to_all_plan(names, per_conn), timeout=seconds * 8 + 60)
+    end = t0 + (done or seconds)
+    w0, w1 = t0 + 2, t0 + 2 + 0.7 * max(0.0, end - t0 - 2)
+    net.traffic_window(w0, w1)
+    total = sum(got.values()) * 8 / 1e6 / (done or float("inf"))   # Mb/s received, start to last byte
+    return {"names": names, "res": res, "got": got, "done": done,
+            "failed": sum(1 for r in res.values() if r.get("exit") != 0),
+            "goodput_per_server_mbps": total / len(names), "cpu": net.cpu.stats(w0, w1), "window": (w0, w1)}
+
+
 def run_relays(ex, tb, plan, timeout=600, progress_every=10.0):
     """Starts every recv instance, then the senders; waits for all. Returns
     (per-instance results, per-node delivered bytes, t0, completion time)."""
