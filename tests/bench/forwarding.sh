@@ -136,7 +136,7 @@ print(int(any(n["name"] == sys.argv[1] and n["up"] for n in json.load(sys.stdin)
       opts=""
       case $mode in agent:*) opts=${mode#agent:} ;; esac
       local b0 b1 t0 t1 gbps relay="" cpu="null" gso=0 target relayed="null" krelayed="null" s
-      local -A rel0=() rel1=() krel0=() krel1=()
+      local -A rel0=() rel1=() krel0=() krel1=() moved=()
       case $mode in
         kernel) target=192.168.72.1 ;;
         kernel-direct) target=192.168.71.2 ;;
@@ -160,11 +160,11 @@ print(int(any(n["name"] == sys.argv[1] and n["up"] for n in json.load(sys.stdin)
         relayed=0 krelayed=0
         for s in "${DCNT_SERVERS[@]}"; do
           relayed=$(( relayed + rel1[$s] - rel0[$s] )); krelayed=$(( krelayed + krel1[$s] - krel0[$s] ))
+          moved[$s]=$(( rel1[$s] - rel0[$s] + krel1[$s] - krel0[$s] ))
         done
         if [ "$mode" != agent-direct ]; then
-          local d01 d10 ticks # the relay: the server that relayed the most, in the agent or in its kernel
-          d01=$(( rel1[h01] - rel0[h01] + krel1[h01] - krel0[h01] )); d10=$(( rel1[h10] - rel0[h10] + krel1[h10] - krel0[h10] ))
-          if [ "$d01" -ge "$d10" ]; then relay=h01; ticks=$(( $(dcnt_cpu_ticks "${DCNT_AGENT_PID[h01]}") - c01 ));
+          local ticks # the relay: the server that relayed the most, in the agent or in its kernel
+          if [ "${moved[h01]}" -ge "${moved[h10]}" ]; then relay=h01; ticks=$(( $(dcnt_cpu_ticks "${DCNT_AGENT_PID[h01]}") - c01 ));
           else relay=h10; ticks=$(( $(dcnt_cpu_ticks "${DCNT_AGENT_PID[h10]}") - c10 )); fi
           cpu=$(/usr/bin/python3 -c 'import os,sys; print(round(int(sys.argv[1]) / os.sysconf("SC_CLK_TCK") / (float(sys.argv[3]) - float(sys.argv[2])) * 100, 1))' "$ticks" "$t0" "$t1")
         fi

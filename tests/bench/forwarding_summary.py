@@ -60,15 +60,12 @@ def summarize(runs, modes):
             row[m] = {"median_gbps": round(statistics.median(g), 3), "min_gbps": round(min(g), 3),
                       "max_gbps": round(max(g), 3),
                       "median_box_cpu_busy": round(statistics.median(r["box_cpu_busy"] for r in rs if r["mode"] == m), 3)}
-            cpu = [r["relay_agent_cpu_pct"] for r in rs if r["mode"] == m and r.get("relay_agent_cpu_pct") is not None]
-            if cpu:
-                row[m]["median_relay_agent_cpu_pct"] = statistics.median(cpu)
-            relayed = [r["relayed_by_agents"] for r in rs if r["mode"] == m and r.get("relayed_by_agents") is not None]
-            if relayed:
-                row[m]["max_relayed_by_agents"] = max(relayed)
-            krelayed = [r["relayed_in_kernel"] for r in rs if r["mode"] == m and r.get("relayed_in_kernel") is not None]
-            if krelayed:
-                row[m]["max_relayed_in_kernel"] = max(krelayed)
+            for key, name, agg in (("relay_agent_cpu_pct", "median_relay_agent_cpu_pct", statistics.median),
+                                   ("relayed_by_agents", "max_relayed_by_agents", max),
+                                   ("relayed_in_kernel", "max_relayed_in_kernel", max)):
+                vals = [r[key] for r in rs if r["mode"] == m and r.get(key) is not None]
+                if vals:
+                    row[m][name] = agg(vals)
             if m == "agent-direct":
                 # direct means no relay: a round where the agents relayed more
                 # than 1 % of the data's frames did not measure that
