@@ -11,6 +11,9 @@ from . import netops, state
 from .errors import TestbedError
 
 RUN_DIR = state.STATE_DIR
+# the agents' options for the relay in the kernel (docs/protocol.md, "The kernel relay"):
+# dcn_testbed --kernel-relay, the experiments' --kernel-relay on
+KERNEL_RELAY_ARGS = ("--kernel-relay", "on")
 
 
 class Agents:

@@ -36,6 +36,7 @@ from orchestrator.errors import OneLineParser, missing_module  # noqa: E402
 
 try:
     from orchestrator import capture, linkclass, smoke, state  # noqa: E402
+    from orchestrator.agents import KERNEL_RELAY_ARGS  # noqa: E402
     from orchestrator.cli import run_cli, terminal_stdin  # noqa: E402
     from orchestrator.testbed import SWITCH_KINDS, Testbed, TestbedError  # noqa: E402
 except ImportError as _e:  # Mininet (or another Debian package) missing
@@ -166,7 +167,7 @@ def main(argv=None):
         tb = Testbed(a.build_dir, a.topo, switch=a.switch, datapath=a.datapath,
                      server_link=a.server_params, highspeed_link=a.hs_params, mtu=a.mtu,
                      hello_ms=a.hello_ms, dead_misses=a.dead_misses,
-                     agent_args=["--kernel-relay", "on"] if a.kernel_relay else [],
+                     agent_args=KERNEL_RELAY_ARGS if a.kernel_relay else (),
                      agent=False if a.no_agent else None, ready_timeout=a.ready_timeout, log=say,
                      capture=a.capture, capture_dir=a.capture_dir, ovs_rt=a.ovs_forwarder == "rt")
         tb.preflight()

@@ -20,6 +20,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(0, REPO)
 
 from orchestrator import linkclass, state  # noqa: E402
+from orchestrator.agents import KERNEL_RELAY_ARGS  # noqa: E402
 from orchestrator.errors import OneLineParser  # noqa: E402
 from orchestrator.testbed import SWITCH_KINDS, Testbed, TestbedError  # noqa: E402
 
@@ -343,7 +344,7 @@ class Experiment:
                       small_first=a.small_first == "on")
         tb = Testbed(a.build_dir, spec, switch=switch or a.switch, server_link=server, mtu=mtu or a.mtu,
                      hello_ms=hello_ms or a.hello_ms, agent=agent,
-                     agent_args=list(agent_args or ()) + (["--kernel-relay", "on"] if a.kernel_relay == "on" else []),
+                     agent_args=list(agent_args or ()) + list(KERNEL_RELAY_ARGS if a.kernel_relay == "on" else ()),
                      log=lambda m: self.log("  " + m.replace("*** ", "")))
         cpu = links = queues = None
         try:
