@@ -31,7 +31,7 @@ void krelay_neigh_of(const engine *e, unsigned nha, const int ifindex[ENGINE_MAX
         return;
     out->port = ne->port;
     out->ifindex = ifindex[ne->port] > 0 ? (__u32)ifindex[ne->port] : 0;
-    out->up = eng_hop_usable(e, ne) && out->ifindex != 0; /* up implies heard: only a hello sets it */
+    out->up = eng_hop_usable(e, ne) && ne->heard && out->ifindex != 0;
     memcpy(out->mac, ne->mac, 6);
     memcpy(out->own_mac, e->port[ne->port].mac, 6);
 }

@@ -26,7 +26,7 @@ struct krelay_path_val {
 };
 
 /* "neigh": the neighbour status table, indexed by NHA. up is the agent's
- * "usable" (eng_hop_usable: up, port present, carrier); mac and own_mac
+ * "usable" (eng_hop_usable: heard, port present, carrier); mac and own_mac
  * are consecutive, the Ethernet destination and source of a relayed frame. */
 struct krelay_neigh {
     __u32 ifindex; /* the out port's */
