@@ -24,7 +24,7 @@ tcx() { dcnt_in "$1" /usr/bin/python3 "$here/tcx_progs.py" "$2"; }
 set +e
 msg=$("$BUILD/agent/src/agent/dcn-agent" --topo "bcube n=2 k=1" --name h00 --kernel-relay yes 2>&1); rc=$?
 set -e
-[ "$rc" = 2 ] && [ "$msg" = "dcn-agent: --kernel-relay must be on or off, got 'yes'" ] ||
+[ "$rc" = 2 ] && [ "$msg" = "dcn-agent: --kernel-relay must be on, full or off, got 'yes'" ] ||
   fail "dcn-agent with a bad --kernel-relay: exit $rc, '$msg'"
 
 dcnt_setup

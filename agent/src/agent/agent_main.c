@@ -3,6 +3,7 @@
  * tick; every forwarding decision is in engine.c. */
 #include <errno.h>
 #include <ev.h>
+#include <net/if.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -22,6 +23,7 @@
 #include "agent/os/pcap_io.h"
 #include "agent/os/pidfile.h"
 #include "agent/os/rawsock.h"
+#include "agent/os/segveth.h"
 #include "agent/os/tun.h"
 #include "options.h"
 #include "topo/bfs.h"
@@ -50,7 +52,9 @@ typedef struct agent {
     bool in_batch; /* in on_port: the receive buffers live until gro_flush */
     uint8_t was_up[256];
     uint64_t tx_dropped_seen;
-    kernel_relay *kr;  /* --kernel-relay on, else NULL */
+    kernel_relay *kr;  /* --kernel-relay on or full, else NULL */
+    segveth seg;             /* --kernel-relay full: where GSO batches are cut (os/segveth.h) */
+    uint64_t ps_events_seen; /* path selection's inputs counted when the kernel's flows were last checked */
     bool kr_attach_failed;
 } agent;
 
@@ -121,6 +125,40 @@ static void io_relayed_data(void *ctx, unsigned in_port, const dcn_hdr *h)
     kernel_relay_learn(a->kr, in_port, h);
 }
 
+/* --kernel-relay full: the engine delivered a data frame, or sent one from
+ * the TUN device; the kernel may take the path's (the flow's) next ones. */
+static void io_delivered_data(void *ctx, unsigned in_port, const dcn_hdr *h)
+{
+    agent *a = ctx;
+    kernel_relay_learn_delivery(a->kr, in_port, h);
+}
+
+static void io_sent_data(void *ctx, const dcn_flow_key *k, uint32_t dst, const dcn_hdr *h, unsigned port)
+{
+    agent *a = ctx;
+    kernel_relay_learn_flow(a->kr, k, dst, h, port);
+}
+
+/* What may move a flow to another path: probe responses and path-failure
+ * messages (a tick or a carrier change checks the flows anyway). */
+static uint64_t ps_events(const engine *e)
+{
+    return e->c.probe_resp_rx + e->c.path_failure_rx + e->c.path_failure_overheard + e->c.rerouted_at_send;
+}
+
+/* The kernel's flows against path selection (--kernel-relay full): each
+ * tick, and at once after a receive batch that may have moved a flow. */
+static void kr_flows(agent *a, bool always)
+{
+    if (!a->kr || !a->opt.kernel_ends)
+        return;
+    uint64_t now = ps_events(a->e);
+    if (!always && now == a->ps_events_seen)
+        return;
+    a->ps_events_seen = now;
+    kernel_relay_sync_flows(a->kr, a->e);
+}
+
 /* The kernel relay's view of the neighbours, after anything that may have
  * changed them (cheap when nothing did). */
 static void kr_sync(agent *a)
@@ -129,11 +167,19 @@ static void kr_sync(agent *a)
         kernel_relay_sync(a->kr, a->e);
 }
 
+static void kr_fold_stats(agent *a)
+{
+    if (a->kr)
+        kernel_relay_fold_stats(a->kr, a->e);
+}
+
+/* Before the control socket answers: the kernel's packets in the counters,
+ * the port meters and the flows' rates. */
 static void kr_fold(void *ctx)
 {
     agent *a = ctx;
-    if (a->kr)
-        kernel_relay_fold_stats(a->kr, a->e);
+    kr_fold_stats(a);
+    kr_flows(a, true);
 }
 
 static void tun_write_one(agent *a, const uint8_t *ip, size_t len)
@@ -286,6 +332,7 @@ static void on_port(struct ev_loop *loop, ev_io *w, int revents)
     }
     a->in_batch = false;
     kr_sync(a); /* a hello may have brought a neighbour up */
+    kr_flows(a, false);
     hurry_tick(a);
 }
 
@@ -348,6 +395,7 @@ static void on_link(void *ctx, int ifindex, const char *ifname, bool exists, boo
     }
     flush_all(a);
     kr_sync(a);
+    kr_flows(a, true);
     hurry_tick(a);
 }
 
@@ -378,10 +426,11 @@ static void on_tick(struct ev_loop *loop, ev_timer *w, int revents)
     (void)w;
     (void)revents;
     agent *a = &A;
-    kr_fold(a); /* the kernel relay's frames count in the port meters */
+    kr_fold_stats(a); /* the kernel relay's frames count in the port meters */
     engine_tick(a->e);
     flush_all(a);
     kr_sync(a);
+    kr_flows(a, true); /* the kernel's bytes into the flows' rates; flows the tick moved taken back */
     uint64_t dropped = 0;
     for (unsigned p = 0; p < ENGINE_MAX_PORTS; p++)
         if (a->sock[p].fd >= 0)
@@ -504,6 +553,10 @@ int main(int argc, char **argv)
         io.send_rx_frame = NULL; /* relayed frames go through send_frame, copied */
     if (a->opt.kernel_relay)
         io.relayed_data = io_relayed_data;
+    if (a->opt.kernel_ends) {
+        io.delivered_data = io_delivered_data;
+        io.sent_data = io_sent_data;
+    }
     if (engine_init(a->e, &a->topo, self, &cfg, &io) < 0) {
         logf_("engine setup failed");
         return 1;
@@ -553,6 +606,17 @@ int main(int argc, char **argv)
         ctl_server_close(a->ctl);
         return 1;
     }
+    if (a->opt.kernel_ends &&
+        (segveth_open(&a->seg, a->opt.tun, tun_mtu, err, sizeof err) < 0 ||
+         kernel_relay_enable_ends(a->kr, (int)if_nametoindex(a->opt.tun), a->seg.near_ifindex, a->seg.far_ifindex,
+                                  a->opt.mtu, err, sizeof err) < 0)) {
+        fprintf(stderr, "dcn-agent: --kernel-relay full: %s\n", err);
+        kernel_relay_close(a->kr);
+        segveth_close(&a->seg);
+        ctl_server_close(a->ctl);
+        tun_close(a->tun_fd);
+        return 1;
+    }
     a->lm = linkmon_open(on_link, a);
     if (!a->lm)
         logf_("netlink link monitor unavailable: carrier changes only through hellos");
@@ -563,6 +627,8 @@ int main(int argc, char **argv)
     if (pidfile_write(err, sizeof err) < 0) {
         logf_("%s", err);
         ctl_server_close(a->ctl);
+        kernel_relay_close(a->kr);
+        segveth_close(&a->seg);
         tun_close(a->tun_fd);
         return 1;
     }
@@ -605,6 +671,7 @@ int main(int argc, char **argv)
         if (a->sock[p].fd >= 0)
             rawsock_close(&a->sock[p]);
     kernel_relay_close(a->kr);
+    segveth_close(&a->seg);
     pcapw_close(a->pcap);
     engine_fini(a->e);
     free(a->e);

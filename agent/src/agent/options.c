@@ -258,8 +258,15 @@ int agent_options_parse(agent_options *o, int argc, char **argv, char *err, size
                 return -1;
             break;
         case OPT_KERNEL_RELAY:
-            if (parse_on_off("--kernel-relay", a, &o->kernel_relay, err, errlen) < 0)
+            if (strcmp(a, "full") == 0) {
+                o->kernel_relay = o->kernel_ends = true;
+                break;
+            }
+            o->kernel_ends = false;
+            if (parse_on_off("--kernel-relay", a, &o->kernel_relay, err, errlen) < 0) {
+                snprintf(err, errlen, "--kernel-relay must be on, full or off, got '%s'", a);
                 return -1;
+            }
             break;
         case OPT_RELAY_COPY:
             if (parse_on_off("--relay-copy", a, &o->relay_copy, err, errlen) < 0)

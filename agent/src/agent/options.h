@@ -26,8 +26,10 @@ typedef struct agent_options {
     bool tun_offload; /* --tun-offload on (default) | off: IFF_VNET_HDR, TSO4 and checksum offload on TUN */
     bool relay_copy;  /* --relay-copy on | off (default): copy relayed frames into the send queue, or queue
                        * a reference to them in their receive batch */
-    bool kernel_relay; /* --kernel-relay on | off (default): plain data frames relayed in the kernel
+    bool kernel_relay; /* --kernel-relay on | full | off (default): plain data frames relayed in the kernel
                         * (kernel/kernel_relay.h) */
+    bool kernel_ends;  /* --kernel-relay full: and sent and delivered by the kernel at the two ends of their
+                        * path (the TUN offloads are then off: the kernel sends packets, not GSO batches) */
     bool foreground;
     bool check; /* --check: validate the options and the topology, then exit */
 } agent_options;

@@ -158,6 +158,12 @@ const dcn_path *bsr_route_bytes(bsr *b, const bsr_flow_key *k, uint32_t dst_serv
     return p;
 }
 
+const dcn_path *bsr_current_path(const bsr *b, const bsr_flow_key *k, uint32_t dst_server)
+{
+    const bsr_flow *f = b && k ? bsr_flow_find((bsr_flow_table *)&b->ft, k) : NULL;
+    return f && f->dst == dst_server && f->cur.len ? &f->cur : NULL;
+}
+
 const dcn_path *bsr_route(bsr *b, const bsr_flow_key *k, uint32_t dst_server)
 {
     return bsr_route_bytes(b, k, dst_server, 0);
@@ -226,6 +232,16 @@ void bsr_on_local_port(bsr *b, uint16_t port, int up)
 bool bsr_wants_path_from(const bsr *b, uint32_t src)
 {
     return b && b->db.n && src < b->t->n_servers && b->pathless[src];
+}
+
+bool bsr_wants_any_path(const bsr *b)
+{
+    if (!b || !b->db.n)
+        return false;
+    for (uint32_t s = 0; s < b->t->n_servers; s++)
+        if (b->pathless[s])
+            return true;
+    return false;
 }
 
 void bsr_on_path_heard(bsr *b, const dcn_path *p)

@@ -117,6 +117,12 @@ bool bsr_idle(const bsr *b);
  * other paths; without it a busy flow sees its own load on its path and
  * keeps fleeing it. The data plane should call this form. */
 const dcn_path *bsr_route_bytes(bsr *b, const bsr_flow_key *k, uint32_t dst_server, uint32_t bytes);
+/* The path a known flow towards dst_server is on, with no side effect (the
+ * flow is neither created nor touched); NULL when there is none. */
+const dcn_path *bsr_current_path(const bsr *b, const bsr_flow_key *k, uint32_t dst_server);
+/* bsr_wants_path_from, for any source: while it holds, every data packet
+ * delivered to us should be shown to bsr_on_path_heard. */
+bool bsr_wants_any_path(const bsr *b);
 
 /* Whether a path-failure message concerns one of our flows. to_reporter is
  * the node path from us to the server that sent it (the reverse of the path

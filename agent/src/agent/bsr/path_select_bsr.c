@@ -68,6 +68,12 @@ const dcn_path *ps_route(path_select *ps, const dcn_flow_key *k, uint32_t dst, u
     return bsr_route_bytes(ps->b, &bk, dst, bytes);
 }
 
+const dcn_path *ps_current(const path_select *ps, const dcn_flow_key *k, uint32_t dst)
+{
+    bsr_flow_key bk = to_bsr(k);
+    return bsr_current_path(ps->b, &bk, dst);
+}
+
 int ps_pathset(path_select *ps, uint32_t dst, dcn_pathset *out) { return bsr_pathset(ps->b, dst, out); }
 
 void ps_on_probe_response(path_select *ps, const dcn_flow_key *k, uint32_t seq, uint32_t avail)
@@ -80,6 +86,7 @@ void ps_on_path_failure(path_select *ps, uint32_t a, uint32_t b) { bsr_on_path_f
 void ps_on_local_port(path_select *ps, uint16_t port, int up) { bsr_on_local_port(ps->b, port, up); }
 bool ps_wants_path_from(const path_select *ps, uint32_t src) { return bsr_wants_path_from(ps->b, src); }
 void ps_on_path_heard(path_select *ps, const dcn_path *p) { bsr_on_path_heard(ps->b, p); }
+bool ps_wants_any_path(const path_select *ps) { return bsr_wants_any_path(ps->b); }
 
 ps_fail_match ps_failure_match(path_select *ps, const dcn_path *to_reporter, uint32_t a, uint32_t b)
 {

@@ -601,6 +601,8 @@ static void deliver_local(engine *e, unsigned port, const dcn_hdr *h, const uint
         e->c.rx_ok++;
         e->c.rx_data_delivered++;
         e->io.deliver_ip(e->io.ctx, payload, dcn_get16(payload + 2));
+        if (e->io.delivered_data)
+            e->io.delivered_data(e->io.ctx, port, h);
         return;
     case DCN_T_PROBE: {
         if (h->payload_len < DCN_PROBE_PAYLOAD) {
@@ -842,7 +844,8 @@ void engine_from_tun(engine *e, uint8_t *buf, size_t len)
     dcn_hdr_encode(&h, frame + DCN_ETH_HLEN, hl);
     eng_put_eth(e, frame, ne->mac, ne->port);
     e->c.tx_data_from_tun++;
-    eng_tx(e, ne->port, frame, DCN_ETH_HLEN + hl + len);
+    if (eng_tx(e, ne->port, frame, DCN_ETH_HLEN + hl + len) == 0 && e->io.sent_data && !e->container_of)
+        e->io.sent_data(e->io.ctx, &k, dst, &h, ne->port);
 }
 
 /* ---- timers and links ---- */

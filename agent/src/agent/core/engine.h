@@ -38,6 +38,13 @@ typedef struct engine_io {
      * path (h, before the NHI was advanced) is valid here and its next hop
      * usable; the kernel relay takes the path's next frames. */
     void (*relayed_data)(void *ctx, unsigned in_port, const dcn_hdr *h);
+    /* Optional: a data frame that came in on in_port was delivered to the
+     * local stack; the kernel may deliver the path's next frames. */
+    void (*delivered_data)(void *ctx, unsigned in_port, const dcn_hdr *h);
+    /* Optional: a packet of flow k from the TUN device was sent with header
+     * h on port (no MDCube extension); the kernel may send the flow's next
+     * packets on that path, while path selection keeps it there. */
+    void (*sent_data)(void *ctx, const dcn_flow_key *k, uint32_t dst_server, const dcn_hdr *h, unsigned port);
 } engine_io;
 
 typedef struct engine_port {

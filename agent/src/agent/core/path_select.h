@@ -45,6 +45,8 @@ path_select *ps_create(const dcn_topo *t, uint32_t self, const ps_io *io, uint64
 void ps_destroy(path_select *ps);
 /* bytes: the packet's length, counted towards the flow's own rate. */
 const dcn_path *ps_route(path_select *ps, const dcn_flow_key *k, uint32_t dst_server, uint32_t bytes);
+/* The path a known flow is on, with no side effect; NULL when none. */
+const dcn_path *ps_current(const path_select *ps, const dcn_flow_key *k, uint32_t dst_server);
 /* The path set a new flow towards dst would use; -1 on a bad dst. */
 int ps_pathset(path_select *ps, uint32_t dst_server, dcn_pathset *out);
 void ps_on_probe_response(path_select *ps, const dcn_flow_key *k, uint32_t probe_seq, uint32_t avail_mbps);
@@ -63,6 +65,9 @@ void ps_on_local_port(path_select *ps, uint16_t port, int up);
  * to its source has no path). */
 bool ps_wants_path_from(const path_select *ps, uint32_t src);
 void ps_on_path_heard(path_select *ps, const dcn_path *p);
+/* ps_wants_path_from for some source (the kernel then leaves deliveries to
+ * the agent, which shows them to ps_on_path_heard). */
+bool ps_wants_any_path(const path_select *ps);
 void ps_tick(path_select *ps);
 /* ps_tick has nothing to time (no flow, no failure state): the agent may
  * then tick only when the engine's own deadlines come. */

@@ -10,6 +10,8 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "agent/core/engine_internal.h"
+#include "flow_mirror.h"
 #include "relay_entries.h"
 #include "relay_maps.h"
 
@@ -21,11 +23,17 @@ extern const size_t krelay_bpf_obj_len;
 /* TCX, Linux 6.6: not in the 6.1 UAPI headers Debian 12 builds with */
 #ifndef BPF_TCX_INGRESS
 #define BPF_TCX_INGRESS 46
+#define BPF_TCX_EGRESS 47
 #endif
 
 struct kernel_relay {
     struct bpf_object *obj;
     int prog_fd, paths_fd, neigh_fd, stats_fd;
+    int send_prog_fd, seg_prog_fd, flows_fd, config_fd;
+    int tun_link_fd;   /* --kernel-relay full: dcn_kernel_send at dcn0's egress */
+    int seg_link_fd;   /* and dcn_kernel_segment at the segmenting veth's far end */
+    flow_mirror *fm;   /* --kernel-relay full: the flows the kernel sends */
+    struct krelay_config config; /* what the map holds */
     int link_fd[ENGINE_MAX_PORTS];
     int ifindex[ENGINE_MAX_PORTS];
     unsigned ncpus;
@@ -50,6 +58,15 @@ static int map_fd(kernel_relay *kr, const char *name, char *err, size_t errlen)
     return fd;
 }
 
+static int prog_fd(kernel_relay *kr, const char *name, char *err, size_t errlen)
+{
+    struct bpf_program *prog = bpf_object__find_program_by_name(kr->obj, name);
+    int fd = prog ? bpf_program__fd(prog) : -1;
+    if (fd < 0)
+        snprintf(err, errlen, "kernel relay: no program '%s' in the object", name);
+    return fd;
+}
+
 kernel_relay *kernel_relay_open(char *err, size_t errlen)
 {
     libbpf_set_print(libbpf_log);
@@ -60,6 +77,7 @@ kernel_relay *kernel_relay_open(char *err, size_t errlen)
     }
     for (unsigned p = 0; p < ENGINE_MAX_PORTS; p++)
         kr->link_fd[p] = -1;
+    kr->tun_link_fd = kr->seg_link_fd = -1;
     int n = libbpf_num_possible_cpus();
     if (n <= 0) {
         snprintf(err, errlen, "kernel relay: cannot count the CPUs: %s", strerror(-n));
@@ -83,14 +101,13 @@ kernel_relay *kernel_relay_open(char *err, size_t errlen)
                  strerror(-rc));
         goto fail;
     }
-    struct bpf_program *prog = bpf_object__find_program_by_name(kr->obj, "dcn_kernel_relay");
-    kr->prog_fd = prog ? bpf_program__fd(prog) : -1;
-    if (kr->prog_fd < 0) {
-        snprintf(err, errlen, "kernel relay: no program 'dcn_kernel_relay' in the object");
+    if ((kr->prog_fd = prog_fd(kr, "dcn_kernel_relay", err, errlen)) < 0 ||
+        (kr->send_prog_fd = prog_fd(kr, "dcn_kernel_send", err, errlen)) < 0 ||
+        (kr->seg_prog_fd = prog_fd(kr, "dcn_kernel_segment", err, errlen)) < 0)
         goto fail;
-    }
     if ((kr->paths_fd = map_fd(kr, "paths", err, errlen)) < 0 || (kr->neigh_fd = map_fd(kr, "neigh", err, errlen)) < 0 ||
-        (kr->stats_fd = map_fd(kr, "stats", err, errlen)) < 0)
+        (kr->stats_fd = map_fd(kr, "stats", err, errlen)) < 0 || (kr->flows_fd = map_fd(kr, "flows", err, errlen)) < 0 ||
+        (kr->config_fd = map_fd(kr, "config", err, errlen)) < 0)
         goto fail;
     return kr;
 fail:
@@ -125,6 +142,134 @@ void kernel_relay_detach(kernel_relay *kr, unsigned port)
     kr->link_fd[port] = -1;
     kr->ifindex[port] = 0;
     kr->synced = false;
+}
+
+static int attach_tcx(int prog, int ifindex, int where, const char *what, char *err, size_t errlen)
+{
+    int fd = bpf_link_create(prog, ifindex, (enum bpf_attach_type)where, NULL);
+    if (fd < 0)
+        snprintf(err, errlen, "kernel relay: cannot attach to %s: %s", what, strerror(-fd));
+    return fd;
+}
+
+int kernel_relay_enable_ends(kernel_relay *kr, int tun_ifindex, int seg_near, int seg_far, unsigned port_mtu, char *err,
+                             size_t errlen)
+{
+    if (tun_ifindex <= 0 || seg_near <= 0 || seg_far <= 0) {
+        snprintf(err, errlen, "kernel relay: no interface index for the TUN device or the segmenting veth");
+        return -1;
+    }
+    if (!kr->fm && !(kr->fm = calloc(1, sizeof *kr->fm))) {
+        snprintf(err, errlen, "kernel relay: out of memory");
+        return -1;
+    }
+    __u32 zero = 0;
+    struct krelay_config c = {.tun_ifindex = (__u32)tun_ifindex, .seg_ifindex = (__u32)seg_near, .port_mtu = port_mtu};
+    kr->config = c;
+    if (bpf_map_update_elem(kr->config_fd, &zero, &c, BPF_ANY) != 0) {
+        snprintf(err, errlen, "kernel relay: cannot write its configuration: %s", strerror(errno));
+        return -1;
+    }
+    if ((kr->seg_link_fd = attach_tcx(kr->seg_prog_fd, seg_far, BPF_TCX_INGRESS, "the segmenting veth at TCX ingress",
+                                      err, errlen)) < 0 ||
+        (kr->tun_link_fd = attach_tcx(kr->send_prog_fd, tun_ifindex, BPF_TCX_EGRESS, "the TUN device at TCX egress", err,
+                                      errlen)) < 0)
+        return -1;
+    return 0;
+}
+
+void kernel_relay_learn_delivery(kernel_relay *kr, unsigned in_port, const dcn_hdr *h)
+{
+    struct krelay_path_key k;
+    if (!kr->fm || in_port >= ENGINE_MAX_PORTS || kr->link_fd[in_port] < 0 || !krelay_delivery_key_of(h, &k))
+        return;
+    struct krelay_path_val v = {.in_ifindex = (__u32)kr->ifindex[in_port], .in_port = in_port};
+    (void)bpf_map_update_elem(kr->paths_fd, &k, &v, BPF_ANY); /* a failure leaves the path with the agent */
+}
+
+static bool same_path(const flow_mirror_entry *m, const dcn_hdr *h, unsigned port)
+{
+    return m->nhops == h->nhops && m->port == port && memcmp(m->nha, h->nha, h->nhops) == 0;
+}
+
+void kernel_relay_learn_flow(kernel_relay *kr, const dcn_flow_key *k, uint32_t dst, const dcn_hdr *h, unsigned port)
+{
+    if (!kr->fm || port >= ENGINE_MAX_PORTS || kr->link_fd[port] < 0)
+        return;
+    struct krelay_flow_key key = flow_mirror_key(k);
+    flow_mirror_entry *m = flow_mirror_find(kr->fm, &key);
+    if (m && same_path(m, h, port))
+        return; /* the kernel has it: this packet came to the agent for another reason (a GSO packet, a hop down) */
+    struct krelay_flow v;
+    if (!krelay_flow_of(h, port, kr->ifindex[port], &v)) {
+        if (m) { /* the flow's path is no longer one the kernel may send on */
+            (void)bpf_map_delete_elem(kr->flows_fd, &key);
+            flow_mirror_remove(kr->fm, m);
+        }
+        return;
+    }
+    if (!m && !(m = flow_mirror_add(kr->fm, &key)))
+        return; /* KRELAY_FLOWS flows in the kernel already: this one stays with the agent */
+    if (bpf_map_update_elem(kr->flows_fd, &key, &v, BPF_ANY) != 0) {
+        (void)bpf_map_delete_elem(kr->flows_fd, &key);
+        flow_mirror_remove(kr->fm, m);
+        return;
+    }
+    m->flow = *k;
+    m->dst = dst;
+    m->nhops = h->nhops;
+    m->port = (uint8_t)port;
+    memcpy(m->nha, h->nha, h->nhops);
+    m->counted = 0; /* the map's count starts again at 0 */
+}
+
+/* Does path selection still send the flow on the path the kernel has? */
+static bool still_on(const engine *e, const flow_mirror_entry *m, const dcn_path *p)
+{
+    uint8_t nha[DCN_PATH_MAX];
+    if (!p || p->len < 2 || p->node[0] != e->self)
+        return false;
+    int n = nha_encode_path(e->t, p, nha, DCN_PATH_MAX);
+    return n == m->nhops && memcmp(nha, m->nha, (size_t)n) == 0;
+}
+
+void kernel_relay_sync_flows(kernel_relay *kr, engine *e)
+{
+    if (!kr->fm)
+        return;
+    /* while path selection waits to hear a path back to some source, the
+     * agent delivers (engine.c, heard_path) */
+    __u32 want = ps_wants_any_path(e->ps);
+    if (want != kr->config.deliver_to_agent) {
+        struct krelay_config c = kr->config;
+        __u32 zero = 0;
+        c.deliver_to_agent = want;
+        if (bpf_map_update_elem(kr->config_fd, &zero, &c, BPF_ANY) == 0)
+            kr->config = c;
+    }
+    for (unsigned i = 0; i < FLOW_MIRROR_SLOTS; i++) {
+        flow_mirror_entry *m = &kr->fm->slot[i];
+        if (!m->used)
+            continue;
+        struct krelay_flow v;
+        bool keep = bpf_map_lookup_elem(kr->flows_fd, &m->key, &v) == 0;
+        if (keep) {
+            /* the kernel's bytes count towards the flow's rate and keep it
+             * alive, as the agent's own packets would (ps_route) */
+            uint64_t fresh = v.bytes >= m->counted ? v.bytes - m->counted : 0;
+            m->counted = v.bytes;
+            const dcn_path *p = fresh ? ps_route(e->ps, &m->flow, m->dst, fresh > UINT32_MAX ? UINT32_MAX : (uint32_t)fresh)
+                                      : ps_current(e->ps, &m->flow, m->dst);
+            keep = still_on(e, m, p);
+        }
+        if (keep)
+            continue;
+        /* the flow moved, or path selection forgot it: its next packet goes
+         * to the agent, which routes it and gives the kernel the new path */
+        (void)bpf_map_delete_elem(kr->flows_fd, &m->key);
+        flow_mirror_remove(kr->fm, m);
+        i--; /* backward-shift deletion may have moved an entry into slot i */
+    }
 }
 
 void kernel_relay_learn(kernel_relay *kr, unsigned in_port, const dcn_hdr *h)
@@ -168,6 +313,9 @@ void kernel_relay_fold_stats(kernel_relay *kr, engine *e)
             t.rx_frames += kr->percpu[c].rx_frames;
             t.tx_bytes += kr->percpu[c].tx_bytes;
             t.tx_frames += kr->percpu[c].tx_frames;
+            t.relayed += kr->percpu[c].relayed;
+            t.sent += kr->percpu[c].sent;
+            t.delivered += kr->percpu[c].delivered;
         }
         struct krelay_stats *s = &kr->seen[p];
         engine_port *ep = &e->port[p];
@@ -175,7 +323,9 @@ void kernel_relay_fold_stats(kernel_relay *kr, engine *e)
         ep->rx_frames += t.rx_frames - s->rx_frames;
         ep->tx_bytes += t.tx_bytes - s->tx_bytes;
         ep->tx_frames += t.tx_frames - s->tx_frames;
-        e->c.relayed_in_kernel += t.tx_frames - s->tx_frames;
+        e->c.relayed_in_kernel += t.relayed - s->relayed;
+        e->c.sent_in_kernel += t.sent - s->sent;
+        e->c.delivered_in_kernel += t.delivered - s->delivered;
         *s = t;
     }
 }
@@ -186,7 +336,12 @@ void kernel_relay_close(kernel_relay *kr)
         return;
     for (unsigned p = 0; p < ENGINE_MAX_PORTS; p++)
         kernel_relay_detach(kr, p);
+    if (kr->tun_link_fd >= 0)
+        close(kr->tun_link_fd);
+    if (kr->seg_link_fd >= 0)
+        close(kr->seg_link_fd);
     bpf_object__close(kr->obj);
+    free(kr->fm);
     free(kr->percpu);
     free(kr);
 }

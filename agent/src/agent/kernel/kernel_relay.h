@@ -23,6 +23,24 @@ void kernel_relay_detach(kernel_relay *kr, unsigned port);
 /* The engine relayed a data frame with header h that came in on in_port:
  * its path was validated, so the kernel may relay the next ones. */
 void kernel_relay_learn(kernel_relay *kr, unsigned in_port, const dcn_hdr *h);
+/* --kernel-relay full: the two ends of a path in the kernel too. Attaches
+ * the sending program at TCX egress of the TUN device (tun_ifindex), whose
+ * packets fit port_mtu with their DCN header, and the segmenting program
+ * at TCX ingress of the segmenting veth's far end (os/segveth.h: GSO
+ * batches leave by its near end); -1 with err filled. */
+int kernel_relay_enable_ends(kernel_relay *kr, int tun_ifindex, int seg_near, int seg_far, unsigned port_mtu, char *err,
+                             size_t errlen);
+/* The engine delivered a data frame with header h that came in on in_port
+ * (no-op unless the ends are enabled). */
+void kernel_relay_learn_delivery(kernel_relay *kr, unsigned in_port, const dcn_hdr *h);
+/* The engine sent a packet of flow k (to server dst) with header h on port:
+ * the kernel sends the flow's next packets on that path (no-op unless the
+ * ends are enabled, or when KRELAY_FLOWS flows are in the kernel). */
+void kernel_relay_learn_flow(kernel_relay *kr, const dcn_flow_key *k, uint32_t dst, const dcn_hdr *h, unsigned port);
+/* Tells path selection the bytes the kernel sent for each of its flows,
+ * and takes back from the kernel every flow that path selection moved to
+ * another path or forgot: its next packet goes through the agent again. */
+void kernel_relay_sync_flows(kernel_relay *kr, engine *e);
 /* Writes the neighbour entries that changed since the last call (all of
  * them the first time). Cheap when nothing changed. */
 void kernel_relay_sync(kernel_relay *kr, const engine *e);

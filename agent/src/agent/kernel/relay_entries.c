@@ -7,10 +7,8 @@
 _Static_assert(KRELAY_MAX_PORTS == ENGINE_MAX_PORTS, "the kernel relay's stats have one entry per port");
 _Static_assert(KRELAY_HDR_LEN == DCN_HDR_FIXED + KRELAY_MAX_NHOPS, "paths of <= 8 hops have the base header");
 
-bool krelay_path_key_of(const dcn_hdr *h, struct krelay_path_key *k)
+static bool key_of(const dcn_hdr *h, struct krelay_path_key *k)
 {
-    if (h->type != DCN_T_DATA || h->flags != 0 || h->nhops > KRELAY_MAX_NHOPS || h->nhi == 0 || h->nhi >= h->nhops)
-        return false;
     memset(k, 0, sizeof *k);
     uint8_t b[4];
     dcn_put32(b, h->src);
@@ -20,6 +18,37 @@ bool krelay_path_key_of(const dcn_hdr *h, struct krelay_path_key *k)
     k->nhops = h->nhops;
     k->nhi = h->nhi;
     memcpy(k->nha, h->nha, KRELAY_MAX_NHOPS); /* the NHA array is 8 bytes for <= 8 hops, zero padded */
+    return true;
+}
+
+bool krelay_path_key_of(const dcn_hdr *h, struct krelay_path_key *k)
+{
+    if (h->type != DCN_T_DATA || h->flags != 0 || h->nhops > KRELAY_MAX_NHOPS || h->nhi == 0 || h->nhi >= h->nhops)
+        return false;
+    return key_of(h, k);
+}
+
+bool krelay_delivery_key_of(const dcn_hdr *h, struct krelay_path_key *k)
+{
+    if (h->type != DCN_T_DATA || h->flags != 0 || h->nhops > KRELAY_MAX_NHOPS || h->nhops == 0 || h->nhi != h->nhops)
+        return false;
+    return key_of(h, k);
+}
+
+bool krelay_flow_of(const dcn_hdr *h, unsigned port, int ifindex, struct krelay_flow *out)
+{
+    memset(out, 0, sizeof *out);
+    if (h->type != DCN_T_DATA || h->flags != 0 || h->nhops == 0 || h->nhops > KRELAY_MAX_NHOPS || h->nhi != 1 ||
+        port >= ENGINE_MAX_PORTS || ifindex <= 0)
+        return false;
+    dcn_hdr t = *h;
+    t.pkt_id = 0; /* the kernel fills in these two, and the checksum */
+    t.payload_len = 0;
+    if (dcn_hdr_encode(&t, out->hdr, sizeof out->hdr) != KRELAY_HDR_LEN)
+        return false;
+    out->ifindex = (__u32)ifindex;
+    out->port = (__u8)port;
+    out->first_nha = h->nha[0];
     return true;
 }
 

@@ -1,5 +1,5 @@
 /* What the agent and its kernel relay (relay.bpf.c) share: the layout of
- * the relay's maps. Included by the BPF program (clang -target bpf) and by
+ * the relay's maps (and, with --kernel-relay full, of the two ends'). Included by the BPF program (clang -target bpf) and by
  * the agent (kernel_relay.c), so only <linux/types.h> types. Addresses and
  * NHAs are kept as they sit in the frame (network byte order). */
 #ifndef DCN_AGENT_KERNEL_RELAY_MAPS_H
@@ -11,6 +11,7 @@
 #define KRELAY_MAX_NHOPS 8    /* longer paths are relayed by the agent */
 #define KRELAY_HDR_LEN 36     /* the DCN header of a path of <= 8 hops */
 #define KRELAY_PATHS 4096     /* validated paths kept (least recently used go) */
+#define KRELAY_FLOWS 1024     /* flows sent by the kernel (--kernel-relay full) */
 
 /* "paths": a data path the agent validated at this relay (walkable from
  * src to dst without a loop, naming us at NHI over in_port), as its
@@ -24,6 +25,34 @@ struct krelay_path_val {
     __u32 in_ifindex; /* the port the path reaches us over */
     __u32 in_port;
 };
+/* With --kernel-relay full, a path that ends here (nhi == nhops) is in
+ * "paths" too once the agent delivered one of its data frames: the kernel
+ * then takes the header off the next ones and hands them to dcn0. */
+
+/* "flows" (--kernel-relay full): a flow the agent sent, on the path its
+ * path selection (BSR) gave it; the kernel sends the flow's next packets
+ * from dcn0's egress. The key is the agent's flow key (engine_from_tun:
+ * ports only for unfragmented TCP and UDP), in network byte order. */
+struct krelay_flow_key {
+    __u32 src_ip, dst_ip;
+    __u16 src_port, dst_port;
+    __u8 proto, pad[3];
+};
+struct krelay_flow {
+    __u8 hdr[KRELAY_HDR_LEN]; /* the DCN header, packet id, payload length and checksum 0 */
+    __u32 ifindex;            /* the first hop's port */
+    __u8 port, first_nha, pad[2];
+    __u64 bytes, packets;     /* sent by the kernel (atomic adds), IP bytes */
+};
+
+/* "config" (--kernel-relay full), one entry: dcn0, the segmenting veth
+ * and the ports' MTU. */
+struct krelay_config {
+    __u32 tun_ifindex;
+    __u32 seg_ifindex; /* the near end of the segmenting veth: GSO batches go out there */
+    __u32 port_mtu;    /* a frame's DCN header and IP packet fit in it */
+    __u32 deliver_to_agent; /* path selection wants to hear delivered paths (ps_wants_any_path) */
+};
 
 /* "neigh": the neighbour status table, indexed by NHA. up is the agent's
  * "usable" (eng_hop_usable: heard, port present, carrier); mac and own_mac
@@ -35,10 +64,11 @@ struct krelay_neigh {
     __u8 own_mac[6];
 };
 
-/* "stats": per CPU, per port index: what the kernel relay took in and sent
- * out, added by the agent to its port meters and counters. */
+/* "stats": per CPU, per port index: what the kernel took in and sent out
+ * on the port, added by the agent to its port meters and counters. */
 struct krelay_stats {
     __u64 rx_bytes, rx_frames, tx_bytes, tx_frames;
+    __u64 relayed, sent, delivered; /* frames, by what the kernel did with them */
 };
 
 #endif
