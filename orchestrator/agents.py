@@ -12,8 +12,14 @@ from .errors import TestbedError
 
 RUN_DIR = state.STATE_DIR
 # the agents' options for the relay in the kernel (docs/protocol.md, "The kernel relay"):
-# dcn_testbed --kernel-relay, the experiments' --kernel-relay on
+# dcn_testbed --kernel-relay [on|full], the experiments' --kernel-relay on|full
 KERNEL_RELAY_ARGS = ("--kernel-relay", "on")
+KERNEL_FULL_ARGS = ("--kernel-relay", "full")  # the relay and the two ends of each path
+
+
+def kernel_relay_args(mode):
+    """dcn-agent's options for --kernel-relay off (or None), on or full."""
+    return {None: (), "off": (), "on": KERNEL_RELAY_ARGS, "full": KERNEL_FULL_ARGS}[mode]
 
 
 class Agents:

@@ -36,7 +36,7 @@ from orchestrator.errors import OneLineParser, missing_module  # noqa: E402
 
 try:
     from orchestrator import capture, linkclass, smoke, state  # noqa: E402
-    from orchestrator.agents import KERNEL_RELAY_ARGS  # noqa: E402
+    from orchestrator.agents import kernel_relay_args  # noqa: E402
     from orchestrator.cli import run_cli, terminal_stdin  # noqa: E402
     from orchestrator.testbed import SWITCH_KINDS, Testbed, TestbedError  # noqa: E402
 except ImportError as _e:  # Mininet (or another Debian package) missing
@@ -113,9 +113,10 @@ def parse_args(argv):
     ap.add_argument("--mtu", type=int, default=linkclass.DEFAULT_MTU)
     ap.add_argument("--hello-ms", type=int, default=100, help="agent hello period (default %(default)s; the papers': 1000)")
     ap.add_argument("--dead-misses", type=int, default=3)
-    ap.add_argument("--kernel-relay", action="store_true",
-                    help="the agents relay plain data frames in the kernel (dcn-agent --kernel-relay on; "
-                         "docs/protocol.md, \"The kernel relay\")")
+    ap.add_argument("--kernel-relay", nargs="?", const="on", choices=("on", "full"), default=None,
+                    help="the agents relay plain data frames in the kernel (dcn-agent --kernel-relay on, the "
+                         "value when none is given), or also send and deliver them there (full); "
+                         "docs/protocol.md, \"The kernel relay\"")
     ap.add_argument("--no-agent", action="store_true", help="plain L2 bring-up without agents")
     ap.add_argument("--ready-timeout", type=float, default=None)
     ap.add_argument("--ping-pairs", type=int, default=1100, help="all pairs up to this many, else a sample")
@@ -167,7 +168,7 @@ def main(argv=None):
         tb = Testbed(a.build_dir, a.topo, switch=a.switch, datapath=a.datapath,
                      server_link=a.server_params, highspeed_link=a.hs_params, mtu=a.mtu,
                      hello_ms=a.hello_ms, dead_misses=a.dead_misses,
-                     agent_args=KERNEL_RELAY_ARGS if a.kernel_relay else (),
+                     agent_args=kernel_relay_args(a.kernel_relay),
                      agent=False if a.no_agent else None, ready_timeout=a.ready_timeout, log=say,
                      capture=a.capture, capture_dir=a.capture_dir, ovs_rt=a.ovs_forwarder == "rt")
         tb.preflight()

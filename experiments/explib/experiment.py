@@ -20,7 +20,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(0, REPO)
 
 from orchestrator import linkclass, state  # noqa: E402
-from orchestrator.agents import KERNEL_RELAY_ARGS  # noqa: E402
+from orchestrator.agents import kernel_relay_args  # noqa: E402
 from orchestrator.errors import OneLineParser  # noqa: E402
 from orchestrator.testbed import SWITCH_KINDS, Testbed, TestbedError  # noqa: E402
 
@@ -36,6 +36,9 @@ FAST_HELLO_MS = 50        # the fast setting, as BFD's common 50 ms x 3: dead af
 CAPACITY_SUMMARY = os.path.join(RESULTS, "capacity", "summary.json")
 FALLBACK_CHOICE = {"switch": "lxbr", "mtu": 9000, "link_mbps": 20, "light_switch": "lxbr"}
 
+
+# where a run with the kernel relay writes (never over the default agent's results)
+KERNEL_FOLDER_SUFFIX = {"off": "", "on": "-kernel-relay", "full": "-kernel-full"}
 
 class ExperimentError(RuntimeError):
     pass
@@ -173,14 +176,15 @@ class Experiment:
         g.add_argument("--size-scale", type=float, default=1.0,
                        help="transfer sizes as a fraction of the paper's scaled to the link rate "
                             "(1: the paper's bytes x link-mbps/1000, so durations match the paper's)")
-        g.add_argument("--kernel-relay", choices=("on", "off"), default="off",
-                       help="the agents relay plain data frames in the kernel (dcn-agent --kernel-relay; "
-                            "default off, as every committed result)")
+        g.add_argument("--kernel-relay", choices=("on", "full", "off"), default="off",
+                       help="the agents relay plain data frames in the kernel (on), or also send and deliver "
+                            "them there (full): dcn-agent --kernel-relay; default off, as every committed "
+                            "result but the -kernel-relay and -kernel-full folders")
         g.add_argument("--seed", type=int, default=1)
         g.add_argument("--build-dir", default=os.path.join(REPO, "build"))
         g.add_argument("--out", default=None,
-                       help="results folder (default results/%s, or results/%s-kernel-relay with --kernel-relay on)"
-                            % (name, name))
+                       help="results folder (default results/%s; results/%s-kernel-relay with --kernel-relay on, "
+                            "-kernel-full with full)" % (name, name))
         g.add_argument("--tiny", action="store_true",
                        help="a seconds-long run for the test suite (size-scale at most 0.01)")
         self.a = None
@@ -223,7 +227,7 @@ class Experiment:
         self._check_specs(a)
         self.a = a
         # a run with the kernel relay never overwrites the committed results of the default agent
-        self.out = a.out or os.path.join(RESULTS, self.name + ("-kernel-relay" if a.kernel_relay == "on" else ""))
+        self.out = a.out or os.path.join(RESULTS, self.name + KERNEL_FOLDER_SUFFIX[a.kernel_relay])
         self.work = self.out.rstrip("/") + ".partial"
         parent = os.path.dirname(os.path.abspath(self.work))
         if not os.path.isdir(parent) or not os.access(parent, os.W_OK):
@@ -344,7 +348,7 @@ class Experiment:
                       small_first=a.small_first == "on")
         tb = Testbed(a.build_dir, spec, switch=switch or a.switch, server_link=server, mtu=mtu or a.mtu,
                      hello_ms=hello_ms or a.hello_ms, agent=agent,
-                     agent_args=list(agent_args or ()) + list(KERNEL_RELAY_ARGS if a.kernel_relay == "on" else ()),
+                     agent_args=list(agent_args or ()) + list(kernel_relay_args(a.kernel_relay)),
                      log=lambda m: self.log("  " + m.replace("*** ", "")))
         cpu = links = queues = None
         try:
@@ -434,7 +438,8 @@ class Experiment:
             "queue_pkts": a.queue_pkts,
             "small_frames_first": a.small_first == "on",
             "hello_ms": a.hello_ms,
-            **({"kernel_relay": True} if a.kernel_relay == "on" else {}),  # absent: off, as before the option
+            # absent: off, as before the option; true: on (as the first runs with it recorded it); "full"
+            **({"kernel_relay": {"on": True, "full": "full"}[a.kernel_relay]} if a.kernel_relay != "off" else {}),
             "size_scale": a.size_scale,
             "duration_s": round(time.time() - self.t_start, 1),
             "seed": a.seed,

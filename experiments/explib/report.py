@@ -52,8 +52,8 @@ def rows():
                          for p in pngs)
         emu = "%s, %s Mb/s, MTU %s" % (d.get("switch"), _fmt(d.get("link_mbps")), d.get("mtu")) \
             if d.get("switch") else "simulation" if folder.startswith("sim-") else "—"
-        if d.get("kernel_relay"):  # a run with --kernel-relay on, in its own folder beside the default's
-            emu += ", kernel relay"
+        if d.get("kernel_relay"):  # a run with --kernel-relay on or full, in its own folder beside the default's
+            emu += ", kernel relay and ends" if d["kernel_relay"] == "full" else ", kernel relay"
         valid = d.get("valid")
         out.append("| [%s](%s/summary.json) | %s | %s | %s | %s | %s | %s | %s |" % (
             folder if d.get("kernel_relay") else d.get("experiment", folder), folder, {True: "yes", False: "**no**"}.get(valid, "—"),

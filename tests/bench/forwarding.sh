@@ -21,13 +21,16 @@
 #   DCN_BENCH_ROUNDS   rounds of alternation per MTU (5)
 #   DCN_BENCH_MTUS     link MTUs ("1500 9000")
 #   DCN_BENCH_MODES    modes in each round, in order ("agent
-#                      agent:--kernel-relay=on agent:--rx-ring=1024
-#                      agent-direct kernel kernel-direct");
+#                      agent:--kernel-relay=on agent:--kernel-relay=full
+#                      agent:--rx-ring=1024 agent-direct kernel
+#                      kernel-direct");
 #                      "agent" and "kernel" go through the relay;
 #                      "agent:OPTS" runs the agents with extra options
 #                      (the agents are restarted when the options change),
 #                      "agent:--kernel-relay=on" with the relay in the
-#                      kernel (agent/src/agent/kernel/);
+#                      kernel (agent/src/agent/kernel/),
+#                      "agent:--kernel-relay=full" with the relay and the
+#                      two ends (encapsulation, delivery) in the kernel;
 #                      "agent-direct" and "kernel-direct" send to h01, one
 #                      hop away, with no relay at all (agent-direct stops
 #                      h10's agent for the run, so that BSR has no other
@@ -44,7 +47,7 @@ root=$(cd "$here/../.." && pwd)
 DURATION=${DCN_BENCH_SECONDS:-5}
 ROUNDS=${DCN_BENCH_ROUNDS:-5}
 MTUS=${DCN_BENCH_MTUS:-1500 9000}
-MODES=${DCN_BENCH_MODES:-agent agent:--kernel-relay=on agent:--rx-ring=1024 agent-direct kernel kernel-direct}
+MODES=${DCN_BENCH_MODES:-agent agent:--kernel-relay=on agent:--kernel-relay=full agent:--rx-ring=1024 agent-direct kernel kernel-direct}
 out_dir=${DCN_BENCH_OUT:-$root/results/forwarding}
 for mode in $MODES; do
   case $mode in
@@ -135,7 +138,7 @@ print(int(any(n["name"] == sys.argv[1] and n["up"] for n in json.load(sys.stdin)
     for mode in $MODES; do
       opts=""
       case $mode in agent:*) opts=${mode#agent:} ;; esac
-      local b0 b1 t0 t1 gbps relay="" cpu="null" gso=0 target relayed="null" krelayed="null" s
+      local b0 b1 t0 t1 gbps relay="" cpu="null" gso=0 target relayed="null" krelayed="null" ksent="null" s
       local -A rel0=() rel1=() krel0=() krel1=() moved=()
       case $mode in
         kernel) target=192.168.72.1 ;;
@@ -145,8 +148,8 @@ print(int(any(n["name"] == sys.argv[1] and n["up"] for n in json.load(sys.stdin)
       esac
       if [ "${mode#kernel}" = "$mode" ]; then
         if [ "$started" = 0 ] || [ "$opts" != "$agent_opts" ]; then restart_agents "$opts"; fi
-        local c01 c10 g0
-        relayed_into rel0 krel0; g0=$(dcnt_counter h00 tun_gso_in)
+        local c01 c10 g0 ks0
+        relayed_into rel0 krel0; g0=$(dcnt_counter h00 tun_gso_in); ks0=$(dcnt_counter h00 sent_in_kernel)
         c01=$(dcnt_cpu_ticks "${DCNT_AGENT_PID[h01]}"); c10=$(dcnt_cpu_ticks "${DCNT_AGENT_PID[h10]}")
         if [ "$mode" = agent-direct ]; then h10_stop; fi
       fi
@@ -168,7 +171,7 @@ print(int(any(n["name"] == sys.argv[1] and n["up"] for n in json.load(sys.stdin)
           else relay=h10; ticks=$(( $(dcnt_cpu_ticks "${DCNT_AGENT_PID[h10]}") - c10 )); fi
           cpu=$(/usr/bin/python3 -c 'import os,sys; print(round(int(sys.argv[1]) / os.sysconf("SC_CLK_TCK") / (float(sys.argv[3]) - float(sys.argv[2])) * 100, 1))' "$ticks" "$t0" "$t1")
         fi
-        gso=$(( $(dcnt_counter h00 tun_gso_in) - g0 ))
+        gso=$(( $(dcnt_counter h00 tun_gso_in) - g0 )); ksent=$(( $(dcnt_counter h00 sent_in_kernel) - ks0 ))
       fi
       /usr/bin/python3 -c 'import json,sys
 b0, b1 = [list(map(float, x.split())) for x in sys.argv[6:8]]
@@ -178,9 +181,10 @@ print(json.dumps({"mtu": int(sys.argv[1]), "round": int(sys.argv[2]), "mode": sy
                   "relay": sys.argv[5] or None, "relay_agent_cpu_pct": json.loads(sys.argv[8]),
                   "gso_segments_from_tun": int(sys.argv[9]) if sys.argv[3].startswith("agent") else None,
                   "relayed_by_agents": json.loads(sys.argv[10]), "relayed_in_kernel": json.loads(sys.argv[12]),
+                  "sent_in_kernel_by_source": json.loads(sys.argv[13]),
                   "box_cpu_busy": round(busy, 3) if busy is not None else None}))' \
-        "$mtu" "$round" "$mode" "$gbps" "$relay" "$b0" "$b1" "$cpu" "$gso" "$relayed" "$DURATION" "$krelayed" >> "$runs_file"
-      dcnt_log "MTU $mtu round $round $mode: $gbps Gb/s${relay:+ through $relay, relay agent CPU $cpu %}$( [ "$krelayed" != null ] && echo ", $krelayed frames relayed in the kernel")"
+        "$mtu" "$round" "$mode" "$gbps" "$relay" "$b0" "$b1" "$cpu" "$gso" "$relayed" "$DURATION" "$krelayed" "$ksent" >> "$runs_file"
+      dcnt_log "MTU $mtu round $round $mode: $gbps Gb/s${relay:+ through $relay, relay agent CPU $cpu %}$( [ "$krelayed" != null ] && echo ", $krelayed frames relayed in the kernel")$( [ "$ksent" != null ] && [ "$ksent" != 0 ] && echo ", $ksent sent in h00's kernel")"
     done
   done
 }

@@ -23,9 +23,17 @@ pytestmark = pytest.mark.skipif(os.geteuid() != 0 or not testing.agent_built(BUI
                                 reason="needs root, dcn-agent and the bcube family")
 
 
-def test_testbed_flag_reaches_every_agent_and_leaves_nothing():
-    p, out = start_held(["--hold", "--build-dir", BUILD, "--topo", "bcube n=2 k=1", "--switch", "lxbr",
-                         "--kernel-relay"])
+def tcx(pid, ifname, where="ingress"):
+    """How many programs are attached at TCX ingress or egress of ifname in
+    the network namespace of process pid."""
+    r = subprocess.run(["nsenter", "--net=/proc/%d/ns/net" % pid, sys.executable, TCX, ifname, where],
+                       stdout=subprocess.PIPE, text=True, check=True)
+    return int(r.stdout)
+
+
+@pytest.mark.parametrize("flag", [["--kernel-relay"], ["--kernel-relay", "full"]])
+def test_testbed_flag_reaches_every_agent_and_leaves_nothing(flag):
+    p, out = start_held(["--hold", "--build-dir", BUILD, "--topo", "bcube n=2 k=1", "--switch", "lxbr"] + flag)
     data = None
     try:
         data = state.load()
@@ -35,9 +43,10 @@ def test_testbed_flag_reaches_every_agent_and_leaves_nothing():
         for host in hosts:
             name = host["what"].split()[1]
             for port in (0, 1):
-                r = subprocess.run(["nsenter", "--net=/proc/%d/ns/net" % host["pid"], sys.executable, TCX,
-                                    "%s-eth%d" % (name, port)], stdout=subprocess.PIPE, text=True, check=True)
-                assert r.stdout.strip() == "1", "%s-eth%d: %s programs at TCX ingress" % (name, port, r.stdout)
+                n = tcx(host["pid"], "%s-eth%d" % (name, port))
+                assert n == 1, "%s-eth%d: %d programs at TCX ingress" % (name, port, n)
+            if flag[1:] == ["full"]:  # the two ends: dcn0's egress, the segmenting veth's far end
+                assert (tcx(host["pid"], "dcn0", "egress"), tcx(host["pid"], "dcn0g")) == (1, 1), name
     finally:
         p.send_signal(signal.SIGTERM)
         p.wait(120)
@@ -47,27 +56,33 @@ def test_testbed_flag_reaches_every_agent_and_leaves_nothing():
 
 
 def test_experiment_with_kernel_relay_records_it(tmp_path):
+    """--kernel-relay full through shaped Mininet links: the run records it,
+    and the relay and the two ends carried the traffic in the kernel."""
     out = tmp_path / "fwd"
     r = subprocess.run([os.path.join(testing.REPO, "experiments", "bcube-forwarding"), "--tiny", "--out", str(out),
                         "--switch", "lxbr", "--link-mbps", "20", "--mtus", "9000", "--seconds", "12",
-                        "--kernel-relay", "on", "--build-dir", BUILD],
+                        "--kernel-relay", "full", "--build-dir", BUILD],
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300)
     assert r.returncode in (0, 3), r.stdout[-3000:]
     with open(out / "summary.json") as f:
         s = json.load(f)
-    assert s["kernel_relay"] is True
+    assert s["kernel_relay"] == "full"
     assert s["experiment"] == "bcube-forwarding"
+    agent = [x for x in s["measured"]["rows"] if x["mode"] == "agent"]
+    assert agent and all(x["flows_ok"] and x["forwarding_mbps"] >= 0.8 * s["measured"]["expected_forwarding_mbps"]
+                         for x in agent), agent
     assert testing.project_bridges() == [], "bridges left behind"
 
 
-def test_kernel_relay_all_to_all_runs_both_modes(tmp_path):
+def test_kernel_relay_all_to_all_runs_every_mode(tmp_path):
     """experiments/kernel-relay-all-to-all at its smallest: one round of
     each mode; the kernel relay's run relays in the kernel, the agent's does
-    not; --kernel-relay on is refused (the script runs both modes itself)."""
+    not, the full one also sends and delivers there; --kernel-relay on is
+    refused (the script runs every mode itself)."""
     exe = os.path.join(testing.REPO, "experiments", "kernel-relay-all-to-all")
     r = subprocess.run([exe, "--kernel-relay", "on", "--build-dir", BUILD], stdout=subprocess.PIPE,
                        stderr=subprocess.STDOUT, text=True, timeout=60)
-    assert r.returncode == 2 and "runs both modes itself" in r.stdout, r.stdout
+    assert r.returncode == 2 and "runs every mode itself" in r.stdout, r.stdout
     out = tmp_path / "kra"
     r = subprocess.run([exe, "--rounds", "1", "--seconds", "2", "--link-mbps", "10", "--out", str(out),
                         "--build-dir", BUILD], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300)
@@ -76,5 +91,9 @@ def test_kernel_relay_all_to_all_runs_both_modes(tmp_path):
         runs = {x["mode"]: x for x in json.load(f)["measured"]["runs"]}
     assert runs["agent"]["relayed_in_kernel"] == 0 and runs["agent"]["relayed_by_agents"] > 0
     assert runs["kernel-relay"]["relayed_in_kernel"] > runs["kernel-relay"]["relayed_by_agents"]
+    assert runs["kernel-relay"]["sent_in_kernel"] == 0
+    full = runs["kernel-full"]
+    assert full["relayed_in_kernel"] > full["relayed_by_agents"] and full["sent_in_kernel"] > full["sent_by_agents"]
+    assert full["delivered_in_kernel"] > 0
     assert (out / "cpu.png").exists()
     assert testing.project_bridges() == [], "bridges left behind"
