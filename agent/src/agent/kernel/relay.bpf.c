@@ -129,7 +129,7 @@ static __always_inline int deliver(struct __sk_buff *skb, const __u8 *h, __u32 p
     if (h[OFF_PROTO] != (ETH_P_IPV4 >> 8) || h[OFF_PROTO + 1] != (ETH_P_IPV4 & 0xff))
         return TC_ACT_UNSPEC;
     struct krelay_config *c = config_of();
-    if (!c || !c->tun_ifindex || c->deliver_to_agent)
+    if (!c || !c->tun_ifindex || c->deliver_to_agent || skb->vlan_present) /* the tags below must be ours */
         return TC_ACT_UNSPEC;
     __u8 ip[4];
     if (bpf_skb_load_bytes(skb, ETH_HLEN + KRELAY_HDR_LEN, ip, sizeof ip))
