@@ -19,6 +19,7 @@ typedef struct flow_mirror_entry {
     struct krelay_flow_key key; /* as in the map */
     dcn_flow_key flow;          /* as path selection has it */
     uint32_t dst;               /* the destination server */
+    int ifindex;                /* the port's interface when the entry was written */
     uint8_t nhops, port;
     uint8_t nha[KRELAY_MAX_NHOPS];
     uint64_t counted; /* the kernel's byte count already told to path selection */

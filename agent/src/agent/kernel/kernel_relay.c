@@ -187,9 +187,11 @@ void kernel_relay_learn_delivery(kernel_relay *kr, unsigned in_port, const dcn_h
     (void)bpf_map_update_elem(kr->paths_fd, &k, &v, BPF_ANY); /* a failure leaves the path with the agent */
 }
 
-static bool same_path(const flow_mirror_entry *m, const dcn_hdr *h, unsigned port)
+/* The kernel's entry sends on this path, over this port's interface (an
+ * interface removed and made again has a new index). */
+static bool same_path(const flow_mirror_entry *m, const dcn_hdr *h, unsigned port, int ifindex)
 {
-    return m->nhops == h->nhops && m->port == port && memcmp(m->nha, h->nha, h->nhops) == 0;
+    return m->nhops == h->nhops && m->port == port && m->ifindex == ifindex && memcmp(m->nha, h->nha, h->nhops) == 0;
 }
 
 void kernel_relay_learn_flow(kernel_relay *kr, const dcn_flow_key *k, uint32_t dst, const dcn_hdr *h, unsigned port)
@@ -198,7 +200,7 @@ void kernel_relay_learn_flow(kernel_relay *kr, const dcn_flow_key *k, uint32_t d
         return;
     struct krelay_flow_key key = flow_mirror_key(k);
     flow_mirror_entry *m = flow_mirror_find(kr->fm, &key);
-    if (m && same_path(m, h, port))
+    if (m && same_path(m, h, port, kr->ifindex[port]))
         return; /* the kernel has it: this packet came to the agent for another reason (a GSO packet, a hop down) */
     struct krelay_flow v;
     if (!krelay_flow_of(h, port, kr->ifindex[port], &v)) {
@@ -219,6 +221,7 @@ void kernel_relay_learn_flow(kernel_relay *kr, const dcn_flow_key *k, uint32_t d
     m->dst = dst;
     m->nhops = h->nhops;
     m->port = (uint8_t)port;
+    m->ifindex = kr->ifindex[port];
     memcpy(m->nha, h->nha, h->nhops);
     m->counted = 0; /* the map's count starts again at 0 */
 }
