@@ -7,7 +7,9 @@
 #  2. an iperf3 transfer two hops apart is sent, relayed and delivered in
 #     the kernel, both ways (data and ACKs): the agents handle only each
 #     flow's and path's first packets; the kernel's bytes reach the flow's
-#     rate in path selection (dcn-ctl flows);
+#     rate in path selection (dcn-ctl flows); the frames the kernel sends
+#     are DCN frames to the port's qdisc and filters (skb->protocol), as
+#     the agent's are, which the links' small-frames-first filters need;
 #  3. the relay carrying a transfer loses its out port's cable mid-transfer:
 #     its path-failure message moves the flow at the source, the kernel is
 #     given the new path and the transfer completes in the kernel;
@@ -45,6 +47,9 @@ dcnt_log "the kernel's programs are attached on every server: 2 ports, dcn0 egre
 ip_h11=$(dcnt_ip h11)
 ip netns exec "$(dcnt_ns h11)" iperf3 -s -p 5201 >/dev/null 2>&1 & DCNT_PIDS+=($!)
 sleep 0.5
+for p in eth0 eth1; do # h00's ports' frames by the protocol the kernel holds, during the transfer
+  dcnt_in h00 /usr/bin/python3 "$here/skb_protocol.py" "h00-$p" 2 > "$DCNT_WORK/proto-$p" & DCNT_PIDS+=($!)
+done
 read -r a0 k0 d0 dk0 < <(counters h00 tx_data_from_tun sent_in_kernel rx_data_delivered delivered_in_kernel)
 read -r b0 bk0 e0 ek0 < <(counters h11 tx_data_from_tun sent_in_kernel rx_data_delivered delivered_in_kernel)
 dcnt_in h00 iperf3 -c "$ip_h11" -p 5201 -t 3 -J > "$DCNT_WORK/iperf1.json" || fail "iperf3 transfer failed"
@@ -58,6 +63,10 @@ dcnt_log "transfer: $bytes bytes; h00 sent $sk packets in its kernel, $sa throug
 [ "$sk" -gt $(( 20 * (sa + 1) )) ] || fail "h00 sent $sk packets in its kernel, $sa through its agent: not in the kernel"
 [ "$rk" -gt $(( 20 * (ra + 1) )) ] || fail "h11 delivered $rk packets in its kernel, $ra through its agent: not in the kernel"
 [ "$ackk" -gt $(( 20 * (acka + 1) )) ] && [ "$ackdk" -gt 100 ] || fail "the ACKs were not sent ($ackk) and delivered ($ackdk) in the kernels"
+read -r _ dcn0 _ ip0 < "$DCNT_WORK/proto-eth0"; read -r _ dcn1 _ ip1 < "$DCNT_WORK/proto-eth1"
+dcnt_log "in 2 s of the transfer h00's ports sent $(( dcn0 + dcn1 )) frames the kernel holds as DCN frames, $(( ip0 + ip1 )) as IPv4"
+[ $(( dcn0 + dcn1 )) -gt 10000 ] && [ $(( ip0 + ip1 )) = 0 ] ||
+  fail "h00's ports sent $(( ip0 + ip1 )) frames the kernel holds as IPv4: the links' filters would misfile them"
 rate=$(dcnt_ctl h00 flows --json | /usr/bin/python3 -c 'import json,sys
 print(max([f["rate_mbps"] for f in json.load(sys.stdin)["flows"] if f["dport"] == 5201] or [0]))')
 dcnt_log "h00's path selection saw the transfer at $rate Mb/s"

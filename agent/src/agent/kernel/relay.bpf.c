@@ -117,13 +117,25 @@ static __always_inline struct krelay_config *config_of(void)
     return bpf_map_lookup_elem(&config, &zero);
 }
 
+/* skb->protocol read again from the frame's EtherType: a VLAN tag pushed
+ * twice puts the first one in the frame (skb->protocol becomes VLAN), and
+ * popping twice takes it out, setting skb->protocol from the EtherType
+ * behind it. There is no helper that sets it, and the kernel keys on it:
+ * bpf_skb_adjust_room works only on IPv4 and IPv6, and the links' tc
+ * filters (small frames first, orchestrator/linkclass.py) sort DCN frames
+ * by it. The frame must carry no tag of its own (vlan_present). */
+static __always_inline int reread_ethertype(struct __sk_buff *skb)
+{
+    return bpf_skb_vlan_push(skb, bpf_htons(ETH_P_8021Q), 0) || bpf_skb_vlan_push(skb, bpf_htons(ETH_P_8021Q), 0) ||
+           bpf_skb_vlan_pop(skb) || bpf_skb_vlan_pop(skb);
+}
+
 /* The destination's half (--kernel-relay full): the frame (checked like a
  * relayed one) ends here, on a path the agent delivered a frame of. The
  * agent's checks of the IPv4 packet first (deliver_local), then the
- * headers go: the EtherType becomes IPv4 and a VLAN tag pushed twice and
- * popped twice makes the kernel read it (skb->protocol), which
- * bpf_skb_adjust_room needs before it takes the DCN header out; dcn0's
- * ingress then receives the bare IPv4 packet. */
+ * headers go: the EtherType becomes IPv4 and the kernel reads it again
+ * (reread_ethertype), which bpf_skb_adjust_room needs before it takes the
+ * DCN header out; dcn0's ingress then receives the bare IPv4 packet. */
 static __always_inline int deliver(struct __sk_buff *skb, const __u8 *h, __u32 plen, __u32 in_port)
 {
     if (h[OFF_PROTO] != (ETH_P_IPV4 >> 8) || h[OFF_PROTO + 1] != (ETH_P_IPV4 & 0xff))
@@ -139,9 +151,8 @@ static __always_inline int deliver(struct __sk_buff *skb, const __u8 *h, __u32 p
         return TC_ACT_UNSPEC; /* the agent counts it */
     __u32 len = skb->len, tun = c->tun_ifindex;
     __be16 ipv4 = bpf_htons(ETH_P_IPV4);
-    if (bpf_skb_store_bytes(skb, 12, &ipv4, 2, 0) || bpf_skb_vlan_push(skb, bpf_htons(ETH_P_8021Q), 0) ||
-        bpf_skb_vlan_push(skb, bpf_htons(ETH_P_8021Q), 0) || bpf_skb_vlan_pop(skb) || bpf_skb_vlan_pop(skb) ||
-        skb->protocol != ipv4 || bpf_skb_adjust_room(skb, -KRELAY_HDR_LEN, BPF_ADJ_ROOM_MAC, 0))
+    if (bpf_skb_store_bytes(skb, 12, &ipv4, 2, 0) || reread_ethertype(skb) || skb->protocol != ipv4 ||
+        bpf_skb_adjust_room(skb, -KRELAY_HDR_LEN, BPF_ADJ_ROOM_MAC, 0))
         return TC_ACT_SHOT; /* the frame is no longer whole */
     count_rx(in_port, len, 1);
     return bpf_redirect(tun, BPF_F_INGRESS);
@@ -241,8 +252,10 @@ static __always_inline struct krelay_flow *sendable(struct krelay_flow_key *k, _
 }
 
 /* Writes the Ethernet and DCN headers of an IPv4 packet of len bytes over
- * the frame's first ETH_HLEN + KRELAY_HDR_LEN bytes (room the caller made)
- * and sends it on the flow's port. */
+ * the frame's first ETH_HLEN + KRELAY_HDR_LEN bytes (room the caller made
+ * with bpf_skb_adjust_room, so that the network header is the DCN
+ * header's) and sends it on the flow's port, a DCN frame to the kernel
+ * (skb->protocol) as the agent's are: the links' qdiscs sort it alike. */
 static __always_inline int encap_send(struct __sk_buff *skb, struct krelay_flow *f, struct krelay_neigh *ne, __u32 len)
 {
     __u8 fr[ETH_HLEN + KRELAY_HDR_LEN];
@@ -260,7 +273,8 @@ static __always_inline int encap_send(struct __sk_buff *skb, struct krelay_flow 
     __u16 csum = (__u16)~fold(bpf_csum_diff(0, 0, (__be32 *)h, KRELAY_HDR_LEN, 0));
     __builtin_memcpy(h + OFF_CSUM, &csum, 2);
     __u32 port = f->port, ifindex = f->ifindex;
-    if (bpf_skb_store_bytes(skb, 0, fr, sizeof fr, 0))
+    if (bpf_skb_store_bytes(skb, 0, fr, sizeof fr, 0) || reread_ethertype(skb) ||
+        skb->protocol != bpf_htons(DCN_ETHERTYPE))
         return TC_ACT_SHOT;
     __sync_fetch_and_add(&f->bytes, len);
     count_tx(port, len + sizeof fr, 0);
@@ -303,8 +317,10 @@ int dcn_kernel_send(struct __sk_buff *skb)
     __u32 len = skb->len;
     if (len > 0xffff || !(f = sendable(&k, len, &ne)))
         return TC_ACT_UNSPEC;
-    if (bpf_skb_change_head(skb, ETH_HLEN + KRELAY_HDR_LEN, 0))
+    if (bpf_skb_change_head(skb, ETH_HLEN, 0)) /* an Ethernet header, then the DCN header behind it */
         return TC_ACT_UNSPEC;
+    if (bpf_skb_adjust_room(skb, KRELAY_HDR_LEN, BPF_ADJ_ROOM_MAC, 0))
+        return TC_ACT_SHOT; /* no longer the packet the agent would get */
     return encap_send(skb, f, ne, len);
 }
 
