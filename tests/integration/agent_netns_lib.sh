@@ -182,3 +182,16 @@ for f in json.load(sys.stdin)["flows"]:
 for p in sys.argv[1:]:
     print(json.dumps(busiest.get(int(p))))' "$@"
 }
+# Which relay carries a transfer from h00 to h11 on BCube_1 (n=2), by the
+# frames relayed in its kernel over 1 s: sets DCNT_RELAY, DCNT_OTHER and
+# DCNT_RELAY_OUT (the relay's port towards h11: h01 reaches it on level 1,
+# h10 on level 0). For the kernel relay's tests.
+dcnt_kernel_relay_carrying() {
+  local k01 k10
+  k01=$(dcnt_counter h01 relayed_in_kernel); k10=$(dcnt_counter h10 relayed_in_kernel)
+  sleep 1
+  k01=$(( $(dcnt_counter h01 relayed_in_kernel) - k01 )); k10=$(( $(dcnt_counter h10 relayed_in_kernel) - k10 ))
+  if [ "$k01" -ge "$k10" ]; then DCNT_RELAY=h01 DCNT_OTHER=h10 DCNT_RELAY_OUT=h01-eth1
+  else DCNT_RELAY=h10 DCNT_OTHER=h01 DCNT_RELAY_OUT=h10-eth0; fi
+  dcnt_log "relay carrying the transfer: $DCNT_RELAY (frames relayed in its kernel in 1 s: h01=$k01 h10=$k10)"
+}

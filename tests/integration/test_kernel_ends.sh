@@ -76,12 +76,8 @@ dcnt_log "the relay's out port loses its cable mid-transfer"
 dcnt_in h00 iperf3 -c "$ip_h11" -p 5201 -t 6 -i 0.1 -J > "$DCNT_WORK/iperf2.json" &
 client=$!; DCNT_PIDS+=($client)
 sleep 0.5
-k01=$(counters h01 relayed_in_kernel); k10=$(counters h10 relayed_in_kernel)
-sleep 1
-k01=$(( $(counters h01 relayed_in_kernel) - k01 )); k10=$(( $(counters h10 relayed_in_kernel) - k10 ))
-if [ "$k01" -ge "$k10" ]; then relay=h01; other=h10; else relay=h10; other=h01; fi
-# the relay's port towards h11: h01 reaches h11 on level 1 (eth1), h10 on level 0 (eth0)
-if [ $relay = h01 ]; then out=h01-eth1; else out=h10-eth0; fi
+dcnt_kernel_relay_carrying
+relay=$DCNT_RELAY other=$DCNT_OTHER out=$DCNT_RELAY_OUT
 before=$(counters $other relayed_in_kernel)
 ip -n "$(dcnt_ns sw)" link set "${DCNT_PEER[$out]}" down
 sleep 1
