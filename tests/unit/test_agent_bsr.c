@@ -1243,6 +1243,8 @@ START_TEST(data_heard_along_a_path_clears_it_and_routes_the_reply)
     bsr_flow_key k = key_of(x, h22, 5201);
     ck_assert_ptr_null(bsr_route(x->b, &k, h22));
     ck_assert(bsr_wants_path_from(x->b, h22));
+    ck_assert(bsr_wants_any_path(x->b)); /* the kernel's deliveries go back to the agent (--kernel-relay full) */
+    ck_assert_ptr_null(bsr_current_path(x->b, &k, h22));
     ck_assert(!bsr_wants_path_from(x->b, tu_node(&x->t, "h21"))); /* no flow of ours to it */
     /* A packet from elsewhere, or one that crosses no link held failed, changes nothing. */
     dcn_path other;
@@ -1259,6 +1261,8 @@ START_TEST(data_heard_along_a_path_clears_it_and_routes_the_reply)
     ck_assert_uint_eq(c.faildb_cleared_by_data, 1);
     ck_assert_uint_eq(c.faildb_entries, 0);
     ck_assert(!bsr_wants_path_from(x->b, h22));
+    ck_assert(!bsr_wants_any_path(x->b));
+    ck_assert_ptr_eq(bsr_current_path(x->b, &k, h22), p);
     fx_free(x);
 }
 END_TEST
@@ -1292,6 +1296,7 @@ START_TEST(pathless_count_follows_the_flows)
     ck_assert_uint_eq(counters(x).flows, 0);
     ck_assert_uint_eq(counters(x).faildb_entries, 2);
     ck_assert(!bsr_wants_path_from(x->b, dst));
+    ck_assert(!bsr_wants_any_path(x->b)); /* failures held, but no flow waits for a path */
     fx_free(x);
 }
 END_TEST
