@@ -7,6 +7,7 @@
 # Caller sets: BUILD (build dir), DCNT_TOPO ("bcube n=2 k=1"), optional
 # DCNT_AGENT_ARGS (extra dcn-agent options), DCNT_MTU (link MTU, 1500).
 
+DCNT_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 DCNT_PREFIX="dcnt-$$" # unique per run: a stale namespace of a killed run never blocks a new one
 DCNT_WORK=""
 DCNT_PIDS=()
@@ -49,7 +50,16 @@ dcnt_in() { local s=$1; shift; ip netns exec "$(dcnt_ns "$s")" "$@"; }
 dcnt_ctl() { local s=$1; shift; "$BUILD/agent/src/agent/dcn-ctl" -s "$DCNT_WORK/$s.sock" "$@"; }
 
 # One named counter of a server's agent (dcn-ctl counters).
-dcnt_counter() { dcnt_ctl "$1" counters --json | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["counters"][sys.argv[1]])' "$2"; }
+dcnt_counter() { dcnt_counters "$1" "$2"; }
+# Several counters of server $1, named after it, on one line in that order.
+dcnt_counters() {
+  local s=$1; shift
+  dcnt_ctl "$s" counters --json | /usr/bin/python3 -c 'import json,sys
+c = json.load(sys.stdin)["counters"]; print(" ".join(str(c[n]) for n in sys.argv[1:]))' "$@"
+}
+# How many BPF programs are attached at TCX ingress (or egress, $3) of
+# interface $2 in server $1's namespace (tcx_progs.py).
+dcnt_tcx() { dcnt_in "$1" /usr/bin/python3 "$DCNT_LIB_DIR/tcx_progs.py" "$2" "${3:-ingress}"; }
 
 # User + system CPU ticks of a process so far (/proc/PID/stat).
 dcnt_cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }

@@ -23,16 +23,10 @@ DCNT_TOPO="bcube n=2 k=1"
 DCNT_AGENT_ARGS="--hello-ms 100 --dead-misses 3 --kernel-relay full"
 . "$here/agent_netns_lib.sh"
 fail() { dcnt_fail "$@"; }
-tcx() { dcnt_in "$1" /usr/bin/python3 "$here/tcx_progs.py" "$2" "${3:-ingress}"; }
 programs() { # $1 server: "ports dcn0-egress dcn0g-ingress"
   local s=$1 n=0 p
-  for p in eth0 eth1; do n=$(( n + $(tcx "$s" "$s-$p") )); done
-  echo "$n $(tcx "$s" dcn0 egress 2>/dev/null || echo -) $(tcx "$s" dcn0g 2>/dev/null || echo -)"
-}
-counters() { # $1 server, then counter names: their values, one line
-  local s=$1; shift
-  dcnt_ctl "$s" counters --json | /usr/bin/python3 -c 'import json,sys
-c = json.load(sys.stdin)["counters"]; print(" ".join(str(c[n]) for n in sys.argv[1:]))' "$@"
+  for p in eth0 eth1; do n=$(( n + $(dcnt_tcx "$s" "$s-$p") )); done
+  echo "$n $(dcnt_tcx "$s" dcn0 egress 2>/dev/null || echo -) $(dcnt_tcx "$s" dcn0g 2>/dev/null || echo -)"
 }
 
 dcnt_setup
@@ -50,12 +44,12 @@ sleep 0.5
 for p in eth0 eth1; do # h00's ports' frames by the protocol the kernel holds, during the transfer
   dcnt_in h00 /usr/bin/python3 "$here/skb_protocol.py" "h00-$p" 2 > "$DCNT_WORK/proto-$p" & DCNT_PIDS+=($!)
 done
-read -r a0 k0 d0 dk0 < <(counters h00 tx_data_from_tun sent_in_kernel rx_data_delivered delivered_in_kernel)
-read -r b0 bk0 e0 ek0 < <(counters h11 tx_data_from_tun sent_in_kernel rx_data_delivered delivered_in_kernel)
+read -r a0 k0 d0 dk0 < <(dcnt_counters h00 tx_data_from_tun sent_in_kernel rx_data_delivered delivered_in_kernel)
+read -r b0 bk0 e0 ek0 < <(dcnt_counters h11 tx_data_from_tun sent_in_kernel rx_data_delivered delivered_in_kernel)
 dcnt_in h00 iperf3 -c "$ip_h11" -p 5201 -t 3 -J > "$DCNT_WORK/iperf1.json" || fail "iperf3 transfer failed"
 read -r bytes _ _ < <("$here/agent_iperf_stall.py" "$DCNT_WORK/iperf1.json")
-read -r a1 k1 d1 dk1 < <(counters h00 tx_data_from_tun sent_in_kernel rx_data_delivered delivered_in_kernel)
-read -r b1 bk1 e1 ek1 < <(counters h11 tx_data_from_tun sent_in_kernel rx_data_delivered delivered_in_kernel)
+read -r a1 k1 d1 dk1 < <(dcnt_counters h00 tx_data_from_tun sent_in_kernel rx_data_delivered delivered_in_kernel)
+read -r b1 bk1 e1 ek1 < <(dcnt_counters h11 tx_data_from_tun sent_in_kernel rx_data_delivered delivered_in_kernel)
 sa=$(( a1 - a0 )) sk=$(( k1 - k0 )) ra=$(( e1 - e0 )) rk=$(( ek1 - ek0 ))
 ackk=$(( bk1 - bk0 )) acka=$(( b1 - b0 )) ackdk=$(( dk1 - dk0 ))
 dcnt_log "transfer: $bytes bytes; h00 sent $sk packets in its kernel, $sa through its agent; h11 delivered $rk in its kernel, $ra through its agent; ACKs: h11 sent $ackk in its kernel ($acka through its agent), h00 delivered $ackdk in its kernel"
@@ -78,14 +72,14 @@ client=$!; DCNT_PIDS+=($client)
 sleep 0.5
 dcnt_kernel_relay_carrying
 relay=$DCNT_RELAY other=$DCNT_OTHER out=$DCNT_RELAY_OUT
-before=$(counters $other relayed_in_kernel)
+before=$(dcnt_counter $other relayed_in_kernel)
 ip -n "$(dcnt_ns sw)" link set "${DCNT_PEER[$out]}" down
 sleep 1
-s_mid=$(counters h00 sent_in_kernel)
+s_mid=$(dcnt_counter h00 sent_in_kernel)
 wait "$client" || fail "transfer did not complete after the relay's cable failed"
 read -r bytes stall after < <("$here/agent_iperf_stall.py" "$DCNT_WORK/iperf2.json")
-sent_after=$(( $(counters h00 sent_in_kernel) - s_mid )); took=$(( $(counters $other relayed_in_kernel) - before ))
-dcnt_log "relay $relay failed: $other relayed $took frames in its kernel afterwards; h00 sent $sent_after packets in its kernel from 1 s after the failure; longest stall ${stall} s; h00 heard $(counters h00 path_failure_rx) path failures"
+sent_after=$(( $(dcnt_counter h00 sent_in_kernel) - s_mid )); took=$(( $(dcnt_counter $other relayed_in_kernel) - before ))
+dcnt_log "relay $relay failed: $other relayed $took frames in its kernel afterwards; h00 sent $sent_after packets in its kernel from 1 s after the failure; longest stall ${stall} s; h00 heard $(dcnt_counter h00 path_failure_rx) path failures"
 [ "$after" -gt 100000 ] || fail "no data moved after the relay's cable failed"
 [ "$took" -gt 100 ] || fail "the other path ($other) did not take over in the kernel"
 [ "$sent_after" -gt 100 ] || fail "h00 no longer sends in its kernel after the flow moved: $sent_after packets"

@@ -19,7 +19,6 @@ DCNT_TOPO="bcube n=2 k=1"
 DCNT_AGENT_ARGS="--hello-ms 100 --dead-misses 3 --kernel-relay on"
 . "$here/agent_netns_lib.sh"
 fail() { dcnt_fail "$@"; }
-tcx() { dcnt_in "$1" /usr/bin/python3 "$here/tcx_progs.py" "$2"; }
 
 set +e
 msg=$("$BUILD/agent/src/agent/dcn-agent" --topo "bcube n=2 k=1" --name h00 --kernel-relay yes 2>&1); rc=$?
@@ -32,7 +31,7 @@ dcnt_start_agents
 dcnt_wait_ready 15 || fail "agents not ready"
 for s in "${DCNT_SERVERS[@]}"; do
   for p in eth0 eth1; do
-    n=$(tcx "$s" "$s-$p")
+    n=$(dcnt_tcx "$s" "$s-$p")
     [ "$n" = 1 ] || fail "$s-$p: $n programs at TCX ingress, the kernel relay's 1 expected"
   done
 done
@@ -82,13 +81,13 @@ dcnt_log "SIGKILL: the program leaves with its agent"
 kill -9 "${DCNT_AGENT_PID[h01]}"
 wait "${DCNT_AGENT_PID[h01]}" 2>/dev/null || true
 for p in eth0 eth1; do
-  n=$(tcx h01 "h01-$p")
+  n=$(dcnt_tcx h01 "h01-$p")
   [ "$n" = 0 ] || fail "h01-$p: $n programs at TCX ingress after its agent was killed"
 done
 kill "${DCNT_AGENT_PID[h10]}"
 wait "${DCNT_AGENT_PID[h10]}" || fail "agent h10 exit status $? on SIGTERM"
 for p in eth0 eth1; do
-  n=$(tcx h10 "h10-$p")
+  n=$(dcnt_tcx h10 "h10-$p")
   [ "$n" = 0 ] || fail "h10-$p: $n programs at TCX ingress after its agent exited"
 done
 echo "PASS: test_kernel_relay"
