@@ -69,3 +69,15 @@ uint16_t csum_finish(uint32_t sum)
 {
     return (uint16_t)~fold(sum);
 }
+
+int csum_complete_partial(uint8_t *pkt, size_t len, size_t start, size_t at, bool udp)
+{
+    if (start >= len || at < start || at + 2 > len)
+        return -1;
+    uint16_t c = csum_finish(csum_partial(pkt + start, len - start, 0));
+    if (c == 0 && udp)
+        c = 0xffff;
+    pkt[at] = (uint8_t)(c >> 8);
+    pkt[at + 1] = (uint8_t)c;
+    return 0;
+}

@@ -12,16 +12,11 @@
 
 static int complete_csum(const struct virtio_net_hdr *vh, uint8_t *ip, size_t len)
 {
-    size_t start = vh->csum_start, at = (size_t)vh->csum_start + vh->csum_offset;
-    if (start >= len || at + 2 > len || vh->csum_offset < 2)
+    if (vh->csum_offset < 2 || vh->csum_start >= len)
         return -1;
-    /* the field holds the pseudo header's sum; the kernel's skb_checksum_help */
-    uint16_t c = csum_finish(csum_partial(ip + start, len - start, 0));
     unsigned ihl = (ip[0] & 15u) * 4u;
-    if (c == 0 && ip[9] == 17 && start == ihl)
-        c = 0xffff; /* UDP: 0 means "no checksum" (RFC 768) */
-    dcn_put16(ip + at, c);
-    return 0;
+    bool udp = ip[9] == 17 && vh->csum_start == ihl;
+    return csum_complete_partial(ip, len, vh->csum_start, (size_t)vh->csum_start + vh->csum_offset, udp);
 }
 
 static uint32_t pseudo_sum(const uint8_t *ip, unsigned l4_len)
