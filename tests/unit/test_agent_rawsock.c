@@ -1,13 +1,15 @@
 /* The raw socket's batch buffers: sized from the port's MTU and resident
  * from the moment the socket opens (rawsock.h); and its TPACKET_V2 receive
  * ring (--rx-ring): frames in order across the ring's wrap, given back so
- * that the socket stops being readable, cut frames dropped. Needs root: each test runs
+ * that the socket stops being readable, cut frames dropped; and which frames
+ * came with a checksum the sending kernel left partial. Needs root: each test runs
  * in a network namespace of its own (Check forks per test) on its loopback
  * port, whose MTU it sets. Without root the suite is skipped (77). */
 
 #include <arpa/inet.h>
 #include <check.h>
 #include <linux/if_packet.h>
+#include <linux/virtio_net.h>
 #include <net/if.h>
 #include <poll.h>
 #include <sched.h>
@@ -295,6 +297,51 @@ START_TEST(ring_larger_than_the_limit_is_refused)
 }
 END_TEST
 
+/* A frame whose checksum the sending kernel left partial (what
+ * --kernel-relay full sends over Linux bridges, core/frame_csum.h) is
+ * marked as such, by recvmmsg (PACKET_AUXDATA) and by the ring alike, and
+ * a complete one is not. The partial one is made by a packet socket with
+ * a virtio-net header asking for the checksum; lo keeps it partial. */
+static void partial_flag_is_reported(unsigned ring)
+{
+    own_netns_with_lo_mtu(1500);
+    int plain = lo_sender(), partial = lo_sender(), one = 1;
+    ck_assert_int_eq(setsockopt(partial, SOL_PACKET, PACKET_VNET_HDR, &one, sizeof one), 0);
+    rawsock s;
+    char err[160];
+    ck_assert_msg(rawsock_open(&s, "lo", ring, err, sizeof err) == 0, "%s", err);
+    static uint8_t f[sizeof(struct virtio_net_hdr) + 200];
+    for (unsigned round = 0; round < 3; round++) {
+        struct virtio_net_hdr vh = {.flags = VIRTIO_NET_HDR_F_NEEDS_CSUM, .csum_start = 60, .csum_offset = 16};
+        memcpy(f, &vh, sizeof vh);
+        fill_frame(f + sizeof vh, 2 * round, 200);
+        ck_assert_int_eq(send(partial, f, sizeof f, 0), (ssize_t)sizeof f);
+        send_frame(plain, 2 * round + 1, 200);
+    }
+    unsigned got = 0;
+    for (int tries = 0; tries < 100 && got < 6; tries++) {
+        int n = rawsock_recv_batch(&s);
+        for (int i = 0; i < n; i++, got++) {
+            const uint8_t *fr = s.riov[i].iov_base;
+            ck_assert_uint_eq(fr[14], got);
+            ck_assert_msg(s.rcsum_partial[i] == (got % 2 == 0), "frame %u: partial %d", got, s.rcsum_partial[i]);
+        }
+        rawsock_recv_done(&s);
+        if (!n)
+            usleep(1000);
+    }
+    ck_assert_uint_eq(got, 6);
+    close(plain);
+    close(partial);
+    rawsock_close(&s);
+}
+
+START_TEST(partial_checksums_are_reported_by_recvmmsg) { partial_flag_is_reported(0); }
+END_TEST
+
+START_TEST(partial_checksums_are_reported_by_the_ring) { partial_flag_is_reported(8); }
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("agent_rawsock");
@@ -308,6 +355,8 @@ int main(void)
         tcase_add_test(tc, ring_drops_a_frame_longer_than_its_slot);
         tcase_add_test(tc, ring_socket_error_does_not_keep_it_readable);
         tcase_add_test(tc, ring_larger_than_the_limit_is_refused);
+        tcase_add_test(tc, partial_checksums_are_reported_by_recvmmsg);
+        tcase_add_test(tc, partial_checksums_are_reported_by_the_ring);
     } else {
         fprintf(stderr, "test_agent_rawsock: not root, the namespace tests are skipped\n");
     }

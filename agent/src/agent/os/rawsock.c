@@ -107,6 +107,12 @@ int rawsock_open(rawsock *s, const char *ifname, unsigned rx_ring_frames, char *
         goto fail;
     }
     (void)setsockopt(s->fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, &one, sizeof one);
+    /* with recvmmsg, which frames came with a partial checksum (the ring's
+     * frames say it in their own header) */
+    if (setsockopt(s->fd, SOL_PACKET, PACKET_AUXDATA, &one, sizeof one) < 0) {
+        snprintf(err, errlen, "%s: PACKET_AUXDATA: %s", ifname, strerror(errno));
+        goto fail;
+    }
     struct ifreq ifr;
     memset(&ifr, 0, sizeof ifr);
     snprintf(ifr.ifr_name, sizeof ifr.ifr_name, "%s", ifname);
@@ -155,6 +161,8 @@ int rawsock_open(rawsock *s, const char *ifname, unsigned rx_ring_frames, char *
         s->rmsg[i].msg_hdr.msg_iovlen = 1;
         s->rmsg[i].msg_hdr.msg_name = &s->rfrom[i];
         s->rmsg[i].msg_hdr.msg_namelen = sizeof s->rfrom[i];
+        s->rmsg[i].msg_hdr.msg_control = s->rctl[i].buf;
+        s->rmsg[i].msg_hdr.msg_controllen = sizeof s->rctl[i].buf;
         s->tiov[i].iov_base = s->tbuf + (size_t)i * s->slot;
         s->tmsg[i].msg_hdr.msg_iov = &s->tiov[i];
         s->tmsg[i].msg_hdr.msg_iovlen = 1;
@@ -209,6 +217,7 @@ static int ring_recv_batch(rawsock *s)
         s->riov[n].iov_base = f + h->tp_mac;
         s->rmsg[n].msg_len = h->tp_snaplen;
         s->rfrom[n].sll_pkttype = sll->sll_pkttype;
+        s->rcsum_partial[n] = (status & TP_STATUS_CSUMNOTREADY) != 0;
         n++;
     }
     if (s->ring_taken == 0) {
@@ -220,6 +229,21 @@ static int ring_recv_batch(rawsock *s)
         (void)getsockopt(s->fd, SOL_SOCKET, SO_ERROR, &e, &el);
     }
     return n;
+}
+
+/* The frame's PACKET_AUXDATA says its checksum is partial; a frame
+ * without one (a cut control buffer) is taken as complete. */
+static bool csum_not_ready(struct msghdr *m)
+{
+    for (struct cmsghdr *c = CMSG_FIRSTHDR(m); c; c = CMSG_NXTHDR(m, c)) {
+        if (c->cmsg_level == SOL_PACKET && c->cmsg_type == PACKET_AUXDATA &&
+            c->cmsg_len >= CMSG_LEN(sizeof(struct tpacket_auxdata))) {
+            struct tpacket_auxdata aux;
+            memcpy(&aux, CMSG_DATA(c), sizeof aux);
+            return (aux.tp_status & TP_STATUS_CSUMNOTREADY) != 0;
+        }
+    }
+    return false;
 }
 
 void rawsock_recv_done(rawsock *s)
@@ -241,8 +265,11 @@ int rawsock_recv_batch(rawsock *s)
     for (unsigned i = 0; i < RAWSOCK_BATCH; i++) {
         s->riov[i].iov_len = s->slot;
         s->rmsg[i].msg_hdr.msg_namelen = sizeof s->rfrom[i];
+        s->rmsg[i].msg_hdr.msg_controllen = sizeof s->rctl[i].buf;
     }
     int n = recvmmsg(s->fd, s->rmsg, RAWSOCK_BATCH, MSG_DONTWAIT, NULL);
+    for (int i = 0; i < n; i++)
+        s->rcsum_partial[i] = csum_not_ready(&s->rmsg[i].msg_hdr);
     return n < 0 ? 0 : n;
 }
 

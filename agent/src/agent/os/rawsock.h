@@ -28,6 +28,14 @@ typedef struct rawsock {
     struct mmsghdr rmsg[RAWSOCK_BATCH];
     struct iovec riov[RAWSOCK_BATCH];
     struct sockaddr_ll rfrom[RAWSOCK_BATCH]; /* sll_pkttype: PACKET_OTHERHOST is skipped */
+    /* frame i came with its transport checksum left partial by the kernel
+     * that sent it (TP_STATUS_CSUMNOTREADY; core/frame_csum.h) */
+    bool rcsum_partial[RAWSOCK_BATCH];
+    /* recvmmsg's control data: each frame's PACKET_AUXDATA */
+    union {
+        struct cmsghdr align;
+        uint8_t buf[CMSG_SPACE(sizeof(struct tpacket_auxdata))];
+    } rctl[RAWSOCK_BATCH];
     uint8_t *rbuf;
     struct mmsghdr tmsg[RAWSOCK_BATCH];
     struct iovec tiov[RAWSOCK_BATCH];
@@ -60,7 +68,8 @@ int rawsock_open(rawsock *s, const char *ifname, unsigned rx_ring_frames, char *
 void rawsock_close(rawsock *s);
 /* Receives up to RAWSOCK_BATCH frames; frame i is s->riov[i].iov_base with
  * s->rmsg[i].msg_len bytes, and s->rfrom[i].sll_pkttype says to whom it
- * was sent. Returns the count (0 when nothing waits). The frames stay valid
+ * was sent, and s->rcsum_partial[i] whether its transport checksum is yet
+ * to be completed. Returns the count (0 when nothing waits). The frames stay valid
  * until rawsock_recv_done(), which must come before the next batch and
  * before the agent waits again: a ring frame not given back keeps the
  * socket readable. */
