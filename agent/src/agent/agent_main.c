@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "agent/core/engine.h"
+#include "agent/core/frame_csum.h"
 #include "agent/core/nha.h"
 #include "agent/core/tun_gro.h"
 #include "agent/core/tun_offload.h"
@@ -318,6 +319,8 @@ static void on_port(struct ev_loop *loop, ev_io *w, int revents)
                 a->e->c.drop_other_host++;
                 continue;
             }
+            if (s->rcsum_partial[i] && dcn_frame_complete_l4_csum(f, len) == 0)
+                a->e->c.rx_csum_completed++; /* a kernel's frame (--kernel-relay full) that the agent takes */
             if (a->pcap)
                 pcapw_write(a->pcap, f, len, 0);
             engine_rx_frame(a->e, p, f, len);
