@@ -113,8 +113,10 @@ def git_state(path):
     try:
         commit = subprocess.run(["git", "-C", path, "rev-parse", "--short", "HEAD"],
                                 capture_output=True, text=True).stdout.strip()
-        dirty = bool(subprocess.run(["git", "-C", path, "status", "--porcelain", "--untracked-files=no"],
-                                    capture_output=True, text=True).stdout.strip())
+        # results/ left out, as orchestrator/testing.py's repo_head does: a
+        # result written before this run is no change to what ran
+        dirty = bool(subprocess.run(["git", "-C", path, "status", "--porcelain", "--untracked-files=no",
+                                     "--", ".", ":!results"], capture_output=True, text=True).stdout.strip())
     except OSError:
         commit, dirty = "", False
     return commit, dirty
