@@ -29,7 +29,8 @@ typedef struct agent_options {
     bool kernel_relay; /* --kernel-relay on | full | off (default): plain data frames relayed in the kernel
                         * (kernel/kernel_relay.h) */
     bool kernel_ends;  /* --kernel-relay full: and sent and delivered by the kernel at the two ends of their
-                        * path (the TUN offloads are then off: the kernel sends packets, not GSO batches) */
+                        * path (the TUN offloads stay on: TCP's GSO batches are cut in the segmenting veth,
+                        * os/segveth.h) */
     bool foreground;
     bool check; /* --check: validate the options and the topology, then exit */
 } agent_options;
