@@ -11,7 +11,7 @@ import socket
 import stat
 import time
 
-from . import netops, ovs
+from . import netops, ovs, rcu
 from .topology import BRIDGE_PREFIX
 
 STATE_DIR = "/run/dcn-testbed"
@@ -359,6 +359,8 @@ def clean_from_state(data, log=print):
     summary["procs"] += stop_netns_processes(idents, exclude={h["pid"] for h in data.get("hosts", [])})
     summary.update(delete_switch_side(data))
     restore_ovs_forwarder(data)
+    if data.get("rcu_expedited"):  # a run killed while its agents started or stopped
+        rcu.restore(data["rcu_expedited"].get("before"))
     kill_point("clean-bridges")
     hosts = [h for h in data.get("hosts", []) if same_process(h)]
     for h in hosts:

@@ -31,8 +31,9 @@ class Teardown:
         # Host shells go before the root-side veths: a dying namespace removes
         # all its devices (and so their peers) in one batch, far faster than
         # deleting thousands of veths one by one.
-        for step in (self._stop_captures, self._stop_processes, self._stop_namespace_processes, self._delete_bridges,
-                     self._restore_ovs_forwarder, self._stop_hosts, self._delete_root_links, self._remove_sockets):
+        for step in (self._stop_captures, self._expedite_rcu, self._stop_processes, self._stop_namespace_processes,
+                     self._delete_bridges, self._restore_ovs_forwarder, self._stop_hosts, self._delete_root_links,
+                     self._restore_rcu, self._remove_sockets):
             state.kill_point("teardown-" + step.__name__.strip("_"))
             try:
                 step()

@@ -4,7 +4,7 @@ import re
 import shlex
 import subprocess
 
-from . import netops, ovs, state
+from . import netops, ovs, rcu, state
 from .topology import BRIDGE_PREFIX, tool_path
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -91,7 +91,7 @@ def inventory():
     processes (agents, iperf3, Mininet shells; any process outside the root
     namespace), the files under /run/dcn (control sockets) and
     /run/dcn-testbed (state file, pidfiles; not the logs), and the ip/tc
-    batch files the orchestrator once wrote to /tmp."""
+    batch files the orchestrator once wrote to /tmp; /sys/kernel/rcu_expedited."""
     import socket
     home = tuple(state.netns_of(os.getpid()))
     nsmap = state.netns_map()
@@ -109,6 +109,8 @@ def inventory():
         "named_netns": _files("/run/netns"),
         "netns": {i for i, pids in nsmap.items() if any(state.proc_start_time(p) for p in pids)} - {home},
         "procs": procs,
+        # the kernel settings a run changes for a while (orchestrator/rcu.py)
+        "kernel_knobs": {("rcu_expedited", rcu.read())},
         "files": (_files(state.AGENT_SOCK_DIR) | _files(state.STATE_DIR, skip=("logs", "events.log"))
                   | {p for p in _files("/tmp") if os.path.basename(p).startswith(("dcn-ip-", "dcn-tc-"))}),
     }
