@@ -12,7 +12,11 @@ from .errors import TestbedError
 
 RUN_DIR = state.STATE_DIR
 # the agents' options for the relay in the kernel (docs/protocol.md, "The kernel relay"):
-# dcn_testbed --kernel-relay [on|full], the experiments' --kernel-relay on|full
+# dcn_testbed --kernel-relay [off|on|full], the experiments' --kernel-relay off|on|full
+KERNEL_RELAY_MODES = ("off", "on", "full")
+# what the testbed, the experiments and the bring-up benchmark run unless told:
+# the whole data path in the kernel (dcn-agent's own default stays off)
+DEFAULT_KERNEL_RELAY = "full"
 KERNEL_RELAY_ARGS = ("--kernel-relay", "on")
 KERNEL_FULL_ARGS = ("--kernel-relay", "full")  # the relay and the two ends of each path
 

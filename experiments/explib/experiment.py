@@ -20,7 +20,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(0, REPO)
 
 from orchestrator import linkclass, state  # noqa: E402
-from orchestrator.agents import kernel_relay_args  # noqa: E402
+from orchestrator.agents import DEFAULT_KERNEL_RELAY, KERNEL_RELAY_MODES, kernel_relay_args  # noqa: E402
 from orchestrator.errors import OneLineParser  # noqa: E402
 from orchestrator.testbed import SWITCH_KINDS, Testbed, TestbedError  # noqa: E402
 
@@ -37,7 +37,9 @@ CAPACITY_SUMMARY = os.path.join(RESULTS, "capacity", "summary.json")
 FALLBACK_CHOICE = {"switch": "lxbr", "mtu": 9000, "link_mbps": 20, "light_switch": "lxbr"}
 
 
-# where a run with the kernel relay writes (never over the default agent's results)
+# where a run writes, by the agents' mode: every mode has its own folders, so a
+# run in one mode never overwrites another's results (the folders without a
+# suffix are the agent's own data path, the default until the kernel's became it)
 KERNEL_FOLDER_SUFFIX = {"off": "", "on": "-kernel-relay", "full": "-kernel-full"}
 
 class ExperimentError(RuntimeError):
@@ -176,15 +178,16 @@ class Experiment:
         g.add_argument("--size-scale", type=float, default=1.0,
                        help="transfer sizes as a fraction of the paper's scaled to the link rate "
                             "(1: the paper's bytes x link-mbps/1000, so durations match the paper's)")
-        g.add_argument("--kernel-relay", choices=("on", "full", "off"), default="off",
-                       help="the agents relay plain data frames in the kernel (on), or also send and deliver "
-                            "them there (full): dcn-agent --kernel-relay; default off, as every committed "
-                            "result but the -kernel-relay and -kernel-full folders")
+        g.add_argument("--kernel-relay", choices=KERNEL_RELAY_MODES, default=DEFAULT_KERNEL_RELAY,
+                       help="the agents send, relay and deliver plain data frames in the kernel (full, the "
+                            "default), only relay them there (on), or handle every frame themselves (off): "
+                            "dcn-agent --kernel-relay. Each mode writes its own folders")
         g.add_argument("--seed", type=int, default=1)
         g.add_argument("--build-dir", default=os.path.join(REPO, "build"))
         g.add_argument("--out", default=None,
-                       help="results folder (default results/%s; results/%s-kernel-relay with --kernel-relay on, "
-                            "-kernel-full with full)" % (name, name))
+                       help="results folder (default results/%s%s: each --kernel-relay mode has its own, "
+                            "-kernel-full for full, -kernel-relay for on, no suffix for off)"
+                            % (name, KERNEL_FOLDER_SUFFIX[DEFAULT_KERNEL_RELAY]))
         g.add_argument("--tiny", action="store_true",
                        help="a seconds-long run for the test suite (size-scale at most 0.01)")
         self.a = None
@@ -226,7 +229,7 @@ class Experiment:
         self._servers = []
         self._check_specs(a)
         self.a = a
-        # a run with the kernel relay never overwrites the committed results of the default agent
+        # each mode has its own folders (KERNEL_FOLDER_SUFFIX)
         self.out = a.out or os.path.join(RESULTS, self.name + KERNEL_FOLDER_SUFFIX[a.kernel_relay])
         self.work = self.out.rstrip("/") + ".partial"
         parent = os.path.dirname(os.path.abspath(self.work))

@@ -62,14 +62,35 @@ def rows():
     return out
 
 
-def ratio_summary(name, title, patterns, extra_fields=()):
+def summary_main(name, title, patterns, extra_fields=()):
+    """A summary script: `--kernel-relay MODE` picks the mode whose pattern
+    folders it reads (the default: the testbed's), and it writes its own
+    folder with that mode's suffix. Prints one line; returns 0."""
+    import argparse
+    from .experiment import KERNEL_FOLDER_SUFFIX  # first: it puts the repository on sys.path
+    from orchestrator.agents import DEFAULT_KERNEL_RELAY, KERNEL_RELAY_MODES
+    ap = argparse.ArgumentParser(description=title)
+    ap.add_argument("--kernel-relay", choices=KERNEL_RELAY_MODES, default=DEFAULT_KERNEL_RELAY,
+                    help="summarize the runs of this mode (default %%(default)s: results/<pattern>%s)"
+                         % KERNEL_FOLDER_SUFFIX[DEFAULT_KERNEL_RELAY])
+    a = ap.parse_args()
+    s = ratio_summary(name, title, patterns, extra_fields, suffix=KERNEL_FOLDER_SUFFIX[a.kernel_relay])
+    print("%s: %s" % (name + KERNEL_FOLDER_SUFFIX[a.kernel_relay], ", ".join(
+        "%s %s (paper %s)" % (r["pattern"], r["ratio_measured"], r["ratio_paper"]) for r in s["rows"])))
+    return 0
+
+
+def ratio_summary(name, title, patterns, extra_fields=(), suffix=""):
     """A summary experiment (bcube-summary's form): the measured and paper
     ratios of pattern experiments [(label, experiment)], read from their
-    summary.json in results/, as one bar chart (fig10.png) and
-    results/<name>/summary.json. Measures nothing itself."""
+    summary.json in results/<experiment><suffix>/, as one bar chart
+    (fig10.png) and results/<name><suffix>/summary.json. Measures nothing
+    itself."""
     from . import plots
     from .experiment import git_commit
     rows, missing = [], []
+    name = name + suffix
+    patterns = [(label, exp + suffix) for label, exp in patterns]
     for label, exp in patterns:
         try:
             with open(os.path.join(RESULTS, exp, "summary.json")) as f:

@@ -5,7 +5,8 @@ for BCube instances of 16, 64, 256 and 1024 servers (and the BCube paper's
 Linux bridges. Writes results/bringup/summary.json.
 
   tests/bench/bringup.py BUILD_DIR [--sizes 16,64] [--switch ovs,lxbr] [--no-2048]
-                         [--container-shapers htb,tbf] [--ovs-max-links N] [--out FILE_OR_DIR]
+                         [--container-shapers htb,tbf] [--ovs-max-links N] [--kernel-relay off|on|full]
+                         [--out FILE_OR_DIR]
 
 Needs root; takes the machine-wide namespace lock itself. Not a timed test:
 numbers are recorded, nothing is asserted about them."""
@@ -23,6 +24,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(0, REPO)
 
 from orchestrator import linkclass, ovs, smoke, state, testing  # noqa: E402
+from orchestrator.agents import DEFAULT_KERNEL_RELAY, KERNEL_RELAY_MODES, kernel_relay_args  # noqa: E402
 from orchestrator.testbed import Testbed, TestbedError  # noqa: E402
 
 # 1024: half of the 2048 container (servers keep 4 ports: the NHA carries a 2-bit out port)
@@ -79,12 +81,13 @@ def run_ok(rec):
         and "error" not in rec
 
 
-def one_run(build, spec, switch, log, hello_ms, shaper="htb"):
-    rec = {"spec": spec, "switch": switch, "hello_ms": hello_ms, "shaper": shaper}
+def one_run(build, spec, switch, log, hello_ms, shaper="htb", kernel_relay=DEFAULT_KERNEL_RELAY):
+    rec = {"spec": spec, "switch": switch, "hello_ms": hello_ms, "shaper": shaper, "kernel_relay": kernel_relay}
     sampler = MemSampler()
     sampler.start()
     tb = Testbed(build, spec, switch=switch, log=log, hello_ms=hello_ms, ready_timeout=900,
-                 server_link=dict(linkclass.DEFAULT_SERVER, shaper=shaper))
+                 server_link=dict(linkclass.DEFAULT_SERVER, shaper=shaper),
+                 agent_args=kernel_relay_args(kernel_relay))
     t0 = time.time()
     try:
         tb.start()
@@ -141,6 +144,8 @@ def main():
     ap.add_argument("--hello-ms", type=int, default=0, metavar="MS",
                     help="the agents' hello interval in every run (0, the default: 100 ms up to 256 servers, "
                          "the interface's 1000 ms above)")
+    ap.add_argument("--kernel-relay", choices=KERNEL_RELAY_MODES, default=DEFAULT_KERNEL_RELAY,
+                    help="the agents' data path, as the testbed's option (default %(default)s, the testbed's)")
     ap.add_argument("--out", default=os.path.join(REPO, "results", "bringup", "summary.json"),
                     help="summary file (table.md is written beside it); a directory means DIR/summary.json")
     a = ap.parse_args()
@@ -202,7 +207,7 @@ def run_plan(a, plan, runs, log):
         # (none when DCN_NETNS_LOCKED says the caller holds it for all runs)
         lock = state.take_netns_lock(log)
         try:
-            rec = one_run(a.build, spec, sw, log, hello_ms, shaper)
+            rec = one_run(a.build, spec, sw, log, hello_ms, shaper, a.kernel_relay)
         finally:
             if lock:
                 lock.close()
@@ -258,7 +263,8 @@ def options(a):
     """The options that chose the runs, for the summary (not --out: a path of
     the machine it ran on)."""
     return {"sizes": a.sizes, "switch": a.switch, "no_2048": a.no_2048,
-            "container_shapers": a.container_shapers, "ovs_max_links": a.ovs_max_links, "hello_ms": a.hello_ms}
+            "container_shapers": a.container_shapers, "ovs_max_links": a.ovs_max_links, "hello_ms": a.hello_ms,
+            "kernel_relay": a.kernel_relay}
 
 
 def write_summary(out, runs, build, opts=None):

@@ -1,6 +1,6 @@
-"""The kernel relay from the user's side: `dcn_testbed --kernel-relay` (and
-so `sudo make testbed TESTBED_ARGS=--kernel-relay`) starts every agent with
-it, the smoke check's pings cross relays with it, and the teardown leaves
+"""The kernel relay from the user's side: the testbed starts every agent
+with `--kernel-relay full` unless told otherwise (`dcn_testbed --kernel-relay
+[off|on|full]`, so `sudo make testbed TESTBED_ARGS="--kernel-relay off"`), the smoke check's pings cross relays with it, and the teardown leaves
 nothing; an experiment run with `--kernel-relay on` records it and writes
 beside, not over, the committed results. Root only; run by
 tests/integration/run.sh under the machine-wide lock."""
@@ -31,8 +31,11 @@ def tcx(pid, ifname, where="ingress"):
     return int(r.stdout)
 
 
-@pytest.mark.parametrize("flag", [["--kernel-relay"], ["--kernel-relay", "full"]])
-def test_testbed_flag_reaches_every_agent_and_leaves_nothing(flag):
+@pytest.mark.parametrize("flag,mode", [([], "full"), (["--kernel-relay"], "on"), (["--kernel-relay", "full"], "full"),
+                                       (["--kernel-relay", "off"], "off")])
+def test_testbed_flag_reaches_every_agent_and_leaves_nothing(flag, mode):
+    """Without the option the agents run full (the default); --kernel-relay
+    alone is on; off attaches nothing."""
     p, out = start_held(["--hold", "--build-dir", BUILD, "--topo", "bcube n=2 k=1", "--switch", "lxbr"] + flag)
     data = None
     try:
@@ -44,9 +47,11 @@ def test_testbed_flag_reaches_every_agent_and_leaves_nothing(flag):
             name = host["what"].split()[1]
             for port in (0, 1):
                 n = tcx(host["pid"], "%s-eth%d" % (name, port))
-                assert n == 1, "%s-eth%d: %d programs at TCX ingress" % (name, port, n)
-            if flag[1:] == ["full"]:  # the two ends: dcn0's egress, the segmenting veth's far end
+                assert n == (0 if mode == "off" else 1), "%s-eth%d: %d programs at TCX ingress" % (name, port, n)
+            if mode == "full":  # the two ends: dcn0's egress, the segmenting veth's far end
                 assert (tcx(host["pid"], "dcn0", "egress"), tcx(host["pid"], "dcn0g")) == (1, 1), name
+            else:
+                assert tcx(host["pid"], "dcn0", "egress") == 0, name
     finally:
         p.send_signal(signal.SIGTERM)
         p.wait(120)
