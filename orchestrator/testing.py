@@ -11,13 +11,15 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def repo_head():
-    """(short commit of the checkout, whether tracked files outside
-    results/ differ from it), for a benchmark's summary."""
+    """(short commit of the checkout, whether tracked code differs from it),
+    for a benchmark's summary. Only code can move a result: results/,
+    docs/ and Markdown pages are left out, as in the experiments'
+    git_commit()."""
     def git(*args):
         return subprocess.run(["git", "-C", REPO] + list(args), stdout=subprocess.PIPE,
                               stderr=subprocess.DEVNULL, text=True).stdout.strip()
     return git("rev-parse", "--short", "HEAD"), bool(git("status", "--porcelain", "--untracked-files=no", "--",
-                                                           ".", ":!results"))
+                                                           ".", ":!results", ":!docs", ":!*.md"))
 
 
 def build_dir():
