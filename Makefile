@@ -27,7 +27,7 @@ help:
 	@echo "sudo make deps      install the Debian packages"
 	@echo "make wireshark-plugin   install the DCN dissector for Wireshark/tshark (docs/inspection.md)"
 	@echo "make fuzz           run every libFuzzer harness FUZZ_SECONDS (60) each"
-	@echo "sudo make soak DURATION=30m   TCP traffic under random failures into results/soak/ (docs/soak.md)"
+	@echo "sudo make soak DURATION=30m   TCP traffic under random failures into results/soak-kernel-full/ (docs/soak.md)"
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do \
@@ -107,7 +107,8 @@ fuzz: deps
 
 # The soak (docs/soak.md): DURATION (seconds, or 30m, 1h) of TCP connections
 # between rotating pairs while a seeded schedule fails and restores links,
-# switches and servers; BCube_1 n=4 then HCN(4,1); writes results/soak/.
+# switches and servers; BCube_1 n=4 then HCN(4,1); writes results/soak-kernel-full/
+# (the default data path; SOAK_ARGS="--kernel-relay off": results/soak/).
 # SOAK_ARGS go to experiments/soak (--seed, --concurrency, --out, ...).
 DURATION  ?= 30m
 SOAK_ARGS ?=
