@@ -26,6 +26,18 @@ def kernel_relay_args(mode):
     return {None: (), "off": (), "on": KERNEL_RELAY_ARGS, "full": KERNEL_FULL_ARGS}[mode]
 
 
+def kernel_relay_mode(agent_args):
+    """The inverse: the mode (off, on or full) that dcn-agent options give,
+    as `--kernel-relay MODE` or `--kernel-relay=MODE`; off without it."""
+    args = list(agent_args)
+    for i, a in enumerate(args):
+        value = a.partition("=")[2] if a.startswith("--kernel-relay=") else \
+            args[i + 1] if a == "--kernel-relay" and i + 1 < len(args) else None
+        if value in KERNEL_RELAY_MODES:
+            return value
+    return "off"
+
+
 class Agents:
     """Mixin of Testbed: agent processes and auxiliary processes in servers."""
 

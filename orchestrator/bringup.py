@@ -11,6 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 from mininet.net import Mininet
 
 from . import linkclass, netops, ovs, rcu, state
+from .agents import kernel_relay_mode
 from .errors import TestbedError
 from .hosts import BatchIntf, DcnHost
 from .topology import TopoError, export, tool_path
@@ -176,7 +177,7 @@ class BringUp:
         RTNL lock (orchestrator/rcu.py). The value found goes in the state
         file first, so that the teardown, or the clean of a killed run, puts
         it back. Nothing is touched for agents without the kernel relay."""
-        if not (self.agent_mode and rcu.uses_tcx(self.agent_args)) or "rcu_expedited" in self.state.data:
+        if not (self.agent_mode and kernel_relay_mode(self.agent_args) != "off") or "rcu_expedited" in self.state.data:
             return
         before = rcu.read()
         if before != 0:
@@ -243,10 +244,8 @@ class BringUp:
         for line in linkclass.plan_lines(w.family, kinds, self.server_link, self.highspeed_link, self.mtu):
             self.log("***   " + line)
         if self.agent_mode:
-            mode = next((self.agent_args[i + 1] for i, x in enumerate(self.agent_args[:-1]) if x == "--kernel-relay"),
-                        "off")
             path = {"off": "data path in the agent", "on": "relay in the kernel",
-                    "full": "data path in the kernel (--kernel-relay full)"}.get(mode, mode)
+                    "full": "data path in the kernel (--kernel-relay full)"}[kernel_relay_mode(self.agent_args)]
             self.log("*** servers: dcn-agent each (hello %d ms, %d misses; %s)" % (self.hello_ms, self.dead_misses,
                                                                                   path))
         else:

@@ -48,10 +48,3 @@ def restore(before, path=PATH):
     if before is None or read(path) != 1:
         return False
     return write(before, path)
-
-
-def uses_tcx(agent_args):
-    """Whether agents started with these options attach TCX links."""
-    args = list(agent_args)
-    return any(a == "--kernel-relay" and i + 1 < len(args) and args[i + 1] in ("on", "full")
-               for i, a in enumerate(args)) or any(a in ("--kernel-relay=on", "--kernel-relay=full") for a in args)

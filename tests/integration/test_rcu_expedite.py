@@ -12,6 +12,7 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 from orchestrator import rcu, state, testing  # noqa: E402
+from orchestrator.agents import kernel_relay_mode  # noqa: E402
 
 BUILD = testing.build_dir()
 ENTRY = os.path.join(testing.REPO, "orchestrator", "dcn_testbed.py")
@@ -54,12 +55,14 @@ def test_no_knob(tmp_path):
 
 
 def test_only_agents_with_tcx_links():
-    assert rcu.uses_tcx(["--kernel-relay", "full"])
-    assert rcu.uses_tcx(["--mtu", "1500", "--kernel-relay", "on"])
-    assert rcu.uses_tcx(["--kernel-relay=full"])
-    assert not rcu.uses_tcx([])
-    assert not rcu.uses_tcx(["--kernel-relay", "off"])
-    assert not rcu.uses_tcx(["--kernel-relay"])
+    """The testbed expedites only for agents whose mode attaches TCX links
+    (on, full): the mode its options give (orchestrator/agents.py)."""
+    assert kernel_relay_mode(["--kernel-relay", "full"]) == "full"
+    assert kernel_relay_mode(["--mtu", "1500", "--kernel-relay", "on"]) == "on"
+    assert kernel_relay_mode(["--kernel-relay=full"]) == "full"
+    assert kernel_relay_mode([]) == "off"
+    assert kernel_relay_mode(["--kernel-relay", "off"]) == "off"
+    assert kernel_relay_mode(["--kernel-relay"]) == "off"
 
 
 @pytest.mark.skipif(os.geteuid() != 0 or not testing.agent_built(BUILD) or "bcube" not in testing.families(BUILD),
