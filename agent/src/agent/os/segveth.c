@@ -1,5 +1,7 @@
 #include "segveth.h"
 
+#include "ipv6_off.h"
+
 #include <errno.h>
 #include <linux/ethtool.h>
 #include <linux/if.h>
@@ -57,19 +59,6 @@ static int tso_off(const char *name)
     return if_ioctl(SIOCETHTOOL, &ifr);
 }
 
-/* No IPv6 on the pair: nothing but the kernel's own packets crosses it
- * (no router solicitations or MLD reports to drop at the far end). */
-static void no_ipv6(const char *name)
-{
-    char path[96];
-    snprintf(path, sizeof path, "/proc/sys/net/ipv6/conf/%s/disable_ipv6", name);
-    FILE *f = fopen(path, "w");
-    if (f) {
-        fputs("1\n", f);
-        fclose(f);
-    }
-}
-
 static void delete_link(struct nl_sock *sk, const char *name)
 {
     struct rtnl_link *l = rtnl_link_alloc();
@@ -100,8 +89,10 @@ int segveth_open(segveth *s, const char *tun, unsigned mtu, char *err, size_t er
         nl_socket_free(sk);
         return -1;
     }
-    no_ipv6(s->near);
-    no_ipv6(s->far);
+    /* no IPv6 on the pair: nothing but the kernel's own packets crosses it
+     * (no router solicitations or MLD reports to drop at the far end) */
+    (void)ipv6_off(IPV6_CONF_DIR, s->near);
+    (void)ipv6_off(IPV6_CONF_DIR, s->far);
     if ((s->near_ifindex = set_mtu_up(s->near, mtu)) <= 0 || (s->far_ifindex = set_mtu_up(s->far, mtu)) <= 0 ||
         tso_off(s->near) < 0) {
         snprintf(err, errlen, "segmenting veth %s/%s: cannot set it up: %s", s->near, s->far, strerror(errno));

@@ -1,5 +1,7 @@
 #include "tun.h"
 
+#include "ipv6_off.h"
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -113,17 +115,7 @@ int tun_open(const char *name, uint32_t ip, unsigned mtu, bool offload, char *er
         close(fd);
         return -1;
     }
-    /* IPv4 only: keep the kernel from sending IPv6 (router solicitations,
-     * MLD) into the data plane; best effort */
-    char sysctl[96];
-    snprintf(sysctl, sizeof sysctl, "/proc/sys/net/ipv6/conf/%s/disable_ipv6", name);
-    int sfd = open(sysctl, O_WRONLY | O_CLOEXEC);
-    if (sfd >= 0) {
-        if (write(sfd, "1", 1) < 0) {
-            /* ignored: the engine drops and counts non-IPv4 packets anyway */
-        }
-        close(sfd);
-    }
+    (void)ipv6_off(IPV6_CONF_DIR, name); /* IPv4 only (os/ipv6_off.h); best effort */
     int rc = configure(sk, name, ip, mtu, err, errlen);
     nl_socket_free(sk);
     if (rc < 0) {
