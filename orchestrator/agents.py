@@ -2,8 +2,6 @@
 status over its control socket, waited for, stopped."""
 import json
 import os
-import resource
-import selectors
 import socket
 import subprocess
 import time
@@ -11,6 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from . import netops, state
 from .errors import TestbedError
+from .status_poll import StatusPoller
 
 RUN_DIR = state.STATE_DIR
 # the agents' options for the relay in the kernel (docs/protocol.md, "The kernel relay"):
@@ -21,20 +20,6 @@ KERNEL_RELAY_MODES = ("off", "on", "full")
 DEFAULT_KERNEL_RELAY = "full"
 KERNEL_RELAY_ARGS = ("--kernel-relay", "on")
 KERNEL_FULL_ARGS = ("--kernel-relay", "full")  # the relay and the two ends of each path
-# readiness polling: status asked of up to this many agents at once (fewer
-# when the open-file limit is lower), answers awaited this long
-# (agent_status_many)
-STATUS_PASS_CHUNK = 4096
-STATUS_PASS_WAIT_S = 1.0
-
-
-def status_chunk():
-    """How many control sockets a pass may hold open at once: all of
-    STATUS_PASS_CHUNK, unless the open-file limit keeps fewer (256 spare)."""
-    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if soft == resource.RLIM_INFINITY:
-        return STATUS_PASS_CHUNK
-    return max(16, min(STATUS_PASS_CHUNK, soft - 256))
 
 
 def kernel_relay_args(mode):
@@ -129,58 +114,6 @@ class Agents:
         except (OSError, ValueError):
             return None
 
-    def agent_status_many(self, names, wait=STATUS_PASS_WAIT_S, chunk=None):
-        """{name: parsed status or None} of many agents at once: every
-        request is sent before any answer is read, and an agent that has
-        not answered within `wait` seconds of its chunk's requests counts as
-        None (not ready yet). An agent still setting up (BPF programs,
-        devices) has its control socket listening already but answers only
-        once its loop runs; asked one at a time, with a timeout each, such
-        agents held a pass over 2048 servers for 14 s."""
-        out = dict.fromkeys(names)
-        chunk = chunk or status_chunk()
-        request = b"status --json\n"
-        for i in range(0, len(names), chunk):
-            sel = selectors.DefaultSelector()
-            try:
-                for n in names[i:i + chunk]:
-                    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-                    s.setblocking(False)
-                    try:
-                        s.connect(self._sock(n))  # a listening socket takes it at once, or EAGAIN
-                        s.send(request)  # a few bytes: the socket's buffer takes them
-                    except OSError:
-                        s.close()
-                        continue
-                    sel.register(s, selectors.EVENT_READ, (n, []))
-                deadline = time.time() + wait
-                while sel.get_map():
-                    left = deadline - time.time()
-                    if left <= 0:
-                        break
-                    for key, _ in sel.select(left):
-                        n, chunks = key.data
-                        try:
-                            d = key.fileobj.recv(65536)
-                        except BlockingIOError:
-                            continue
-                        except OSError:
-                            d, chunks[:] = b"", [b"-"]  # reset: not an answer
-                        if d:
-                            chunks.append(d)
-                            continue
-                        sel.unregister(key.fileobj)
-                        key.fileobj.close()
-                        try:
-                            out[n] = json.loads(b"".join(chunks).decode())
-                        except ValueError:
-                            pass
-            finally:
-                for key in list(sel.get_map().values()):
-                    key.fileobj.close()
-                sel.close()
-        return out
-
     def _agent_dead(self, name):
         p = self.agents.get(name)
         if p is None or p.poll() is None:
@@ -203,31 +136,32 @@ class Agents:
         deadline = time.time() + timeout
         last_print = 0
         t0 = time.time()
-        while pending:
-            for n in list(pending):
-                dead = self._agent_dead(n)
-                if dead:
-                    raise TestbedError(dead)
-            for n, st in self.agent_status_many(sorted(pending)).items():
-                if st and st.get("ready"):
-                    pending.discard(n)
-            done = len(names) - len(pending)
-            if time.time() - last_print >= 1 or not pending:
-                self.log("*** agents ready %d/%d (%.1f s)" % (done, len(names), time.time() - t0))
-                last_print = time.time()
-            if not pending:
-                break
-            if time.time() > deadline:
-                sample = sorted(pending)[:8]
-                detail = []
-                for n in sample:
-                    st = self.agent_status(n)
-                    detail.append("%s: %s" % (n, "unreachable" if st is None else
-                                              "%s/%s neighbours" % (st.get("neighbors_up"),
-                                                                    st.get("neighbors_total"))))
-                raise TestbedError("%d agents not ready after %.0f s (%s)" % (
-                    len(pending), timeout, "; ".join(detail)))
-            time.sleep(min(0.2, max(0.05, self.hello_ms / 2000.0)))
+        # an agent that answered "not ready" is asked again after this long
+        reask = min(1.0, max(0.05, self.hello_ms / 1000.0))
+        with StatusPoller(self._sock, reask) as poller:
+            while pending:
+                for n in list(pending):
+                    dead = self._agent_dead(n)
+                    if dead:
+                        raise TestbedError(dead)
+                poller.ask(sorted(pending))
+                for n, st in poller.answers(min(0.2, max(0.05, self.hello_ms / 2000.0))).items():
+                    if st and st.get("ready"):
+                        pending.discard(n)
+                done = len(names) - len(pending)
+                if time.time() - last_print >= 1 or not pending:
+                    self.log("*** agents ready %d/%d (%.1f s)" % (done, len(names), time.time() - t0))
+                    last_print = time.time()
+                if pending and time.time() > deadline:
+                    sample = sorted(pending)[:8]
+                    detail = []
+                    for n in sample:
+                        st = self.agent_status(n)
+                        detail.append("%s: %s" % (n, "unreachable" if st is None else
+                                                  "%s/%s neighbours" % (st.get("neighbors_up"),
+                                                                        st.get("neighbors_total"))))
+                    raise TestbedError("%d agents not ready after %.0f s (%s)" % (
+                        len(pending), timeout, "; ".join(detail)))
         return time.time() - t0
 
     def stop_agent(self, name, grace=3.0):

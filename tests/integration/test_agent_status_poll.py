@@ -1,10 +1,10 @@
-"""Readiness polling over many agents (orchestrator/agents.py,
-agent_status_many and wait_ready): every request goes out before any answer
-is read, so an agent that is still setting up (its control socket listens,
-its loop does not run yet) costs a pass no more than the pass's wait, and
-wait_ready prints progress each second while such agents keep it waiting.
-No namespaces: stand-in agents are threads on Unix sockets in a temporary
-folder."""
+"""Readiness polling over many agents (orchestrator/status_poll.py, used by
+Agents.wait_ready): one open request per agent, answers read from all at
+once, so an agent that is still setting up (its control socket listens, its
+loop does not run yet) holds up no other, and its request stays open until
+it answers, however slowly; wait_ready prints progress each second while
+such agents keep it waiting. No namespaces: stand-in agents are threads on
+Unix sockets in a temporary folder."""
 import json
 import os
 import socket
@@ -15,6 +15,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 from orchestrator.agents import Agents  # noqa: E402
+from orchestrator.status_poll import StatusPoller  # noqa: E402
 
 
 class StandIn:
@@ -76,31 +77,62 @@ READY = json.dumps({"ready": True}).encode()
 NOT_READY = json.dumps({"ready": False}).encode()
 
 
-def test_one_pass_answers_and_bounds():
+def test_answers_come_from_all_at_once_and_silent_ones_stay_open():
     with tempfile.TemporaryDirectory() as d:
         tb = FakeTestbed(d, [])
         agents = [StandIn(tb._sock("r%d" % i), READY) for i in range(5)]
         agents.append(StandIn(tb._sock("n0"), NOT_READY))
         agents.append(StandIn(tb._sock("g0"), b"not json"))
         agents += [StandIn(tb._sock("b%d" % i), None) for i in range(50)]  # setting up
+        agents.append(StandIn(tb._sock("late"), READY, after=1.5))  # answers after 1.5 s
         stale = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         stale.bind(tb._sock("s0"))  # a socket file nobody listens on
-        names = ["r%d" % i for i in range(5)] + ["n0", "g0", "s0", "a0"] + ["b%d" % i for i in range(50)]
+        names = ["r%d" % i for i in range(5)] + ["n0", "g0", "s0", "a0", "late"] + ["b%d" % i for i in range(50)]
         try:
-            t0 = time.time()
-            got = tb.agent_status_many(names, wait=0.5, chunk=16)
-            took = time.time() - t0
+            with StatusPoller(tb._sock, reask=10.0, max_open=64) as p:
+                t0 = time.time()
+                p.ask(names)
+                got = p.answers(0.5)
+                took = time.time() - t0
+                assert all(got["r%d" % i] == {"ready": True} for i in range(5)), got
+                assert got["n0"] == {"ready": False} and got["g0"] is None
+                # absent, stale and silent agents give no answer yet
+                assert not set(got) & ({"s0", "a0", "late"} | {"b%d" % i for i in range(50)}), got
+                # 50 silent agents cost the call no more than its wait; asked one at a
+                # time with a timeout each, they would hold it for minutes
+                assert took < 1.5, took
+                assert set(p.open) == {"late"} | {"b%d" % i for i in range(50)}
+                # asking again sends nothing new: the open requests wait, the answered
+                # ones wait for reask
+                p.ask(names)
+                assert set(p.open) == {"late"} | {"b%d" % i for i in range(50)}
+                # the slow one's request, still open, gets its answer
+                got = p.answers(2.0)
+                assert got.get("late") == {"ready": True}, got
+            assert not p.open
         finally:
             for a in agents:
                 a.close()
             stale.close()
-        assert all(got["r%d" % i] == {"ready": True} for i in range(5))
-        assert got["n0"] == {"ready": False}
-        assert got["g0"] is None and got["s0"] is None and got["a0"] is None
-        assert all(got["b%d" % i] is None for i in range(50))
-        # 59 agents in 4 chunks of at most 16, each waiting at most 0.5 s;
-        # one at a time with a timeout each, the 50 silent ones would hold it for minutes
-        assert took < 4 * 0.5 + 1.0, took
+
+
+def test_open_requests_are_capped_and_timed_out():
+    with tempfile.TemporaryDirectory() as d:
+        tb = FakeTestbed(d, [])
+        agents = [StandIn(tb._sock("b%d" % i), None) for i in range(20)]
+        names = ["b%d" % i for i in range(20)]
+        try:
+            with StatusPoller(tb._sock, reask=0.0, timeout=0.3, max_open=8) as p:
+                p.ask(names)
+                first = dict((n, v[0]) for n, v in p.open.items())
+                assert len(first) == 8
+                p.answers(0.4)
+                p.ask(names)  # the 8 timed out: sent again, on new sockets
+                assert len(p.open) == 8
+                assert all(p.open[n][0] is not first[n] for n in p.open if n in first)
+        finally:
+            for a in agents:
+                a.close()
 
 
 def test_wait_ready_shows_progress_while_agents_set_up():
