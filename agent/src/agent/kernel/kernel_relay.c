@@ -67,6 +67,12 @@ static int prog_fd(kernel_relay *kr, const char *name, char *err, size_t errlen)
     return fd;
 }
 
+/* Is the relay's program attached to this port? */
+static bool attached(const kernel_relay *kr, unsigned port)
+{
+    return port < ENGINE_MAX_PORTS && kr->link_fd[port] >= 0;
+}
+
 kernel_relay *kernel_relay_open(char *err, size_t errlen)
 {
     libbpf_set_print(libbpf_log);
@@ -136,7 +142,7 @@ int kernel_relay_attach(kernel_relay *kr, unsigned port, int ifindex, char *err,
 
 void kernel_relay_detach(kernel_relay *kr, unsigned port)
 {
-    if (port >= ENGINE_MAX_PORTS || kr->link_fd[port] < 0)
+    if (!attached(kr, port))
         return;
     close(kr->link_fd[port]); /* the link is the agent's: closing it detaches the program */
     kr->link_fd[port] = -1;
@@ -178,13 +184,19 @@ int kernel_relay_enable_ends(kernel_relay *kr, int tun_ifindex, int seg_near, in
     return 0;
 }
 
+/* The "paths" entry of key k: its frames that come in on in_port (whose
+ * program is attached) are the kernel's from now on. */
+static void learn_path(kernel_relay *kr, unsigned in_port, const struct krelay_path_key *k)
+{
+    struct krelay_path_val v = {.in_ifindex = (__u32)kr->ifindex[in_port], .in_port = in_port};
+    (void)bpf_map_update_elem(kr->paths_fd, k, &v, BPF_ANY); /* a failure leaves the path with the agent */
+}
+
 void kernel_relay_learn_delivery(kernel_relay *kr, unsigned in_port, const dcn_hdr *h)
 {
     struct krelay_path_key k;
-    if (!kr->fm || in_port >= ENGINE_MAX_PORTS || kr->link_fd[in_port] < 0 || !krelay_delivery_key_of(h, &k))
-        return;
-    struct krelay_path_val v = {.in_ifindex = (__u32)kr->ifindex[in_port], .in_port = in_port};
-    (void)bpf_map_update_elem(kr->paths_fd, &k, &v, BPF_ANY); /* a failure leaves the path with the agent */
+    if (kr->fm && attached(kr, in_port) && krelay_delivery_key_of(h, &k))
+        learn_path(kr, in_port, &k);
 }
 
 /* The kernel's entry sends on this path, over this port's interface (an
@@ -196,7 +208,7 @@ static bool same_path(const flow_mirror_entry *m, const dcn_hdr *h, unsigned por
 
 void kernel_relay_learn_flow(kernel_relay *kr, const dcn_flow_key *k, uint32_t dst, const dcn_hdr *h, unsigned port)
 {
-    if (!kr->fm || port >= ENGINE_MAX_PORTS || kr->link_fd[port] < 0)
+    if (!kr->fm || !attached(kr, port))
         return;
     struct krelay_flow_key key = flow_mirror_key(k);
     flow_mirror_entry *m = flow_mirror_find(kr->fm, &key);
@@ -278,10 +290,8 @@ void kernel_relay_sync_flows(kernel_relay *kr, engine *e)
 void kernel_relay_learn(kernel_relay *kr, unsigned in_port, const dcn_hdr *h)
 {
     struct krelay_path_key k;
-    if (in_port >= ENGINE_MAX_PORTS || kr->link_fd[in_port] < 0 || !krelay_path_key_of(h, &k))
-        return;
-    struct krelay_path_val v = {.in_ifindex = (__u32)kr->ifindex[in_port], .in_port = in_port};
-    (void)bpf_map_update_elem(kr->paths_fd, &k, &v, BPF_ANY); /* a failure leaves the path with the agent */
+    if (attached(kr, in_port) && krelay_path_key_of(h, &k))
+        learn_path(kr, in_port, &k);
 }
 
 void kernel_relay_sync(kernel_relay *kr, const engine *e)
