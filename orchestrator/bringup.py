@@ -94,12 +94,19 @@ class BringUp:
             self._check_sockets()
         if self.is_ovs:
             try:
-                ovs.ensure_running(self.log)
+                started = ovs.ensure_running(self.log)
             except (RuntimeError, OSError, subprocess.SubprocessError) as e:
                 raise TestbedError("Open vSwitch: %s" % e) from None
+            if started:  # the teardown stops them again (state.stop_ovs_started); saved below
+                self.state.data["ovs_started"] = [state.proc_ref(ovs.daemon_pid(n), n) for n in started
+                                                  if ovs.daemon_pid(n)]
             if self.datapath is None:
                 self.datapath = "system" if ovs.kernel_datapath_available() else "netdev"
-        self._check_names_free()
+        try:
+            self._check_names_free()
+        except TestbedError:
+            state.stop_ovs_started(self.state.data, self.log)  # nothing else was made yet
+            raise
         self._print_plan()
 
         # The state file lists every name we are about to create, before we create it.

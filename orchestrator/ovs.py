@@ -1,8 +1,10 @@
 """Open vSwitch daemons, datapath choice and batched bridge operations.
 
 The daemons are shared machine infrastructure: we start them when they are
-not running and leave them running (other users may have bridges on them);
-only the bridges this run created are ever removed."""
+not running, and a run stops again only the daemons it started, by PID, once
+no bridge is left on them (BringUp records them in the state file as
+`ovs_started`; state.stop_ovs_started). Daemons found running are left
+alone; only the bridges this run created are ever removed."""
 import os
 import shutil
 import subprocess
@@ -38,6 +40,11 @@ def vswitchd_pid():
     return pidfile_pid(os.path.join(RUN_DIR, "ovs-vswitchd.pid"))
 
 
+def daemon_pid(name):
+    """The pid of ovsdb-server or ovs-vswitchd from its pid file, or None."""
+    return pidfile_pid(os.path.join(RUN_DIR, name + ".pid"))
+
+
 def db_running():
     return _pid_alive(os.path.join(RUN_DIR, "ovsdb-server.pid"))
 
@@ -69,7 +76,7 @@ def ensure_running(log=print):
                        stderr=subprocess.DEVNULL)
         started.append("ovs-vswitchd")
     if started:
-        log("*** started " + ", ".join(started) + " (left running afterwards)")
+        log("*** started " + ", ".join(started) + " (stopped again at teardown unless other bridges use it)")
     for _ in range(100):
         if subprocess.run(["ovs-vsctl", "--timeout=2", "show"], stdout=subprocess.DEVNULL,
                           stderr=subprocess.DEVNULL).returncode == 0:

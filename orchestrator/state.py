@@ -342,6 +342,27 @@ def restore_ovs_forwarder(data):
     return ovs.restore_forwarder(ref["pid"], ref["policy"], ref["priority"])
 
 
+def stop_ovs_started(data, log=print):
+    """Stop the OVS daemons the run started (`ovs_started`: ovs-vswitchd,
+    then ovsdb-server), by PID and only the same processes, once no bridge
+    is left on them: a bridge someone else made meanwhile keeps them
+    running. Returns how many were stopped."""
+    refs = [r for r in data.get("ovs_started", []) if same_process(r)]
+    if not refs:
+        return 0
+    others = ovs.list_bridges()
+    if others:
+        log("*** Open vSwitch left running: %d bridge(s) on it are not this run's (%s)" % (
+            len(others), " ".join(others[:3])))
+        return 0
+    order = {"ovs-vswitchd": 0, "ovsdb-server": 1}
+    refs.sort(key=lambda r: order.get(r["what"], 2))
+    for r in refs:
+        stop_processes([r], grace=5.0)
+    log("*** stopped " + ", ".join(r["what"] for r in refs) + " (started by this run)")
+    return len(refs)
+
+
 def clean_from_state(data, log=print):
     """Remove what a (dead) run recorded. Returns a summary dict."""
     summary = {"procs": 0, "bridges": 0, "links": 0, "hosts": 0, "sockets": 0}
@@ -359,6 +380,7 @@ def clean_from_state(data, log=print):
     summary["procs"] += stop_netns_processes(idents, exclude={h["pid"] for h in data.get("hosts", [])})
     summary.update(delete_switch_side(data))
     restore_ovs_forwarder(data)
+    summary["procs"] += stop_ovs_started(data, log)
     if data.get("rcu_expedited"):  # a run killed while its agents started or stopped
         rcu.restore(data["rcu_expedited"].get("before"))
     kill_point("clean-bridges")

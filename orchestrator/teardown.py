@@ -32,8 +32,8 @@ class Teardown:
         # all its devices (and so their peers) in one batch, far faster than
         # deleting thousands of veths one by one.
         for step in (self._stop_captures, self._expedite_rcu, self._stop_processes, self._stop_namespace_processes,
-                     self._delete_bridges, self._restore_ovs_forwarder, self._stop_hosts, self._delete_root_links,
-                     self._restore_rcu, self._remove_sockets):
+                     self._delete_bridges, self._restore_ovs_forwarder, self._stop_ovs, self._stop_hosts,
+                     self._delete_root_links, self._restore_rcu, self._remove_sockets):
             state.kill_point("teardown-" + step.__name__.strip("_"))
             try:
                 step()
@@ -89,6 +89,13 @@ class Teardown:
     def _delete_root_links(self):
         rl = netops.wait_links_gone(self.state.data.get("root_links", []))
         netops.run_batch("ip", ["link del dev %s" % n for n in rl], check=False)
+
+    def _stop_ovs(self):
+        """The OVS daemons this run started, once its bridges are gone
+        (state.stop_ovs_started): an idle ovs-vswitchd left running follows
+        every link change on the box (it took a quarter of the CPU while a
+        later 2048-server Linux-bridge run shaped its ports)."""
+        state.stop_ovs_started(self.state.data, self.log)
 
     def _stop_hosts(self):
         for h in self.hosts.values():  # signal every shell first, then reap each

@@ -75,9 +75,9 @@ def foreign():
     subprocess.run(["ip", "netns", "add", ns], check=True)
     # started directly under `ip netns exec`, so its pid is the sleep's
     sleeper = subprocess.Popen(["ip", "netns", "exec", ns, "sleep", "600"])
-    made_ovs = False
+    made_ovs, ovs_started = False, []
     if HAVE_OVS:
-        ovs.ensure_running(lambda _m: None)
+        ovs_started = [state.proc_ref(ovs.daemon_pid(n), n) for n in ovs.ensure_running(lambda _m: None)]
         subprocess.run(["ovs-vsctl", "--may-exist", "add-br", obr], check=True)
         made_ovs = True
     yield {"bridge": br, "netns": ns, "sleeper": sleeper, "ovs": obr if made_ovs else None}
@@ -85,6 +85,7 @@ def foreign():
     sleeper.wait()
     if made_ovs:
         subprocess.run(["ovs-vsctl", "--if-exists", "del-br", obr])
+    state.stop_ovs_started({"ovs_started": ovs_started}, lambda _m: None)  # the daemons this test started
     subprocess.run(["ip", "netns", "del", ns])
     subprocess.run(["ip", "link", "del", br])
 
