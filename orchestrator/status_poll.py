@@ -6,7 +6,12 @@ they come, from all sockets at once. An agent listens on its control socket
 before it loads its BPF programs and makes its devices, and answers only once
 its loop runs: its request simply stays open meanwhile. A request open for
 longer than `timeout` is closed and asked again; an agent that answered is
-asked again no sooner than `reask` seconds later."""
+asked again no sooner than `reask` seconds later. Agents whose loop runs
+(they have answered before) have at most `window` requests open among
+them, so that the rate of requests follows how fast they answer: on a box
+saturated by the OVS userspace datapath an answer takes long, and the
+requests back off instead of adding to the load (the 16 blocking threads
+this replaced had the same effect, with 16)."""
 import json
 import resource
 import selectors
@@ -16,6 +21,7 @@ import time
 REQUEST = b"status --json\n"
 ANSWER_TIMEOUT_S = 5.0
 MAX_OPEN = 4096
+WINDOW = 64
 
 
 def open_limit(cap=MAX_OPEN):
@@ -28,14 +34,17 @@ def open_limit(cap=MAX_OPEN):
 
 
 class StatusPoller:
-    def __init__(self, sock_of, reask, timeout=ANSWER_TIMEOUT_S, max_open=None):
+    def __init__(self, sock_of, reask, timeout=ANSWER_TIMEOUT_S, max_open=None, window=WINDOW):
         self.sock_of = sock_of  # name -> path of its control socket
         self.reask = reask
         self.timeout = timeout
         self.max_open = max_open or open_limit()
+        self.window = window
         self.sel = selectors.DefaultSelector()
         self.open = {}  # name -> [socket, chunks of the answer, sent at]
         self.answered = {}  # name -> when its last answer (or failure) came
+        self.running = set()  # names that have answered (their loop runs)
+        self.open_running = 0  # how many of the open requests go to those
 
     def __enter__(self):
         return self
@@ -46,6 +55,8 @@ class StatusPoller:
         self.sel.close()
 
     def _drop(self, name):
+        if name in self.running:
+            self.open_running -= 1
         s = self.open.pop(name)[0]
         self.sel.unregister(s)
         s.close()
@@ -65,6 +76,8 @@ class StatusPoller:
                 continue
             if len(self.open) >= self.max_open:
                 break
+            if n in self.running and self.open_running >= self.window:
+                continue
             s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
             s.setblocking(False)
             try:
@@ -76,6 +89,7 @@ class StatusPoller:
                 continue
             self.sel.register(s, selectors.EVENT_READ, n)
             self.open[n] = [s, [], now]
+            self.open_running += n in self.running
 
     def answers(self, wait):
         """{name: parsed status, or None for an answer that is not JSON or a
@@ -87,8 +101,11 @@ class StatusPoller:
             if left <= 0:
                 break
             if not self.open:
-                time.sleep(left)  # nothing to read: the caller's pace all the same
+                if not out:
+                    time.sleep(left)  # nothing was asked: the caller's pace all the same
                 break
+            if out and not self.open_running:
+                break  # the running agents answered: the caller may ask the next ones
             for key, _ in self.sel.select(left):
                 n = key.data
                 s, chunks, _ = self.open[n]
@@ -106,4 +123,6 @@ class StatusPoller:
                     out[n] = json.loads(b"".join(chunks).decode()) if d is not None else None
                 except ValueError:
                     out[n] = None
+                if out[n] is not None:
+                    self.running.add(n)
         return out
