@@ -15,9 +15,11 @@ import csv
 import json
 import os
 import statistics
-import subprocess
 import sys
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+from orchestrator import testing  # noqa: E402
 
 GOAL = 0.8
 
@@ -109,19 +111,6 @@ def report_lines(per_mtu, modes):
     return lines
 
 
-def git_state(path):
-    try:
-        commit = subprocess.run(["git", "-C", path, "rev-parse", "--short", "HEAD"],
-                                capture_output=True, text=True).stdout.strip()
-        # results/ left out, as orchestrator/testing.py's repo_head does: a
-        # result written before this run is no change to what ran
-        dirty = bool(subprocess.run(["git", "-C", path, "status", "--porcelain", "--untracked-files=no",
-                                     "--", ".", ":!results"], capture_output=True, text=True).stdout.strip())
-    except OSError:
-        commit, dirty = "", False
-    return commit, dirty
-
-
 def plot(per_mtu, runs, modes, path):
     try:
         import matplotlib
@@ -161,7 +150,7 @@ def main(argv):
     per_mtu = summarize(runs, modes)
     for line in report_lines(per_mtu, modes):
         print(line)
-    commit, dirty = git_state(os.path.dirname(os.path.abspath(out)))
+    commit, dirty = testing.repo_head()  # the rule of every summary: only code counts
     doc = {
         "benchmark": "forwarding",
         "goal": "agent >= %.1f x kernel IP forwarding, median over alternating rounds, at MTU 1500 and 9000" % GOAL,
