@@ -98,8 +98,7 @@ class BringUp:
             except (RuntimeError, OSError, subprocess.SubprocessError) as e:
                 raise TestbedError("Open vSwitch: %s" % e) from None
             if started:  # the teardown stops them again (state.stop_ovs_started); saved below
-                self.state.data["ovs_started"] = [state.proc_ref(ovs.daemon_pid(n), n) for n in started
-                                                  if ovs.daemon_pid(n)]
+                self.state.data["ovs_started"] = state.ovs_daemon_refs(started)
             if self.datapath is None:
                 self.datapath = "system" if ovs.kernel_datapath_available() else "netdev"
         try:

@@ -342,6 +342,12 @@ def restore_ovs_forwarder(data):
     return ovs.restore_forwarder(ref["pid"], ref["policy"], ref["priority"])
 
 
+def ovs_daemon_refs(names):
+    """proc_ref of each OVS daemon named (ovsdb-server, ovs-vswitchd) that
+    has a pid file: what `ovs_started` records of the daemons a run started."""
+    return [proc_ref(pid, n) for n in names if (pid := ovs.daemon_pid(n)) is not None]
+
+
 def stop_ovs_started(data, log=print):
     """Stop the OVS daemons the run started (`ovs_started`: ovs-vswitchd,
     then ovsdb-server), by PID and only the same processes, once no bridge

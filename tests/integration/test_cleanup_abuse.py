@@ -77,7 +77,7 @@ def foreign():
     sleeper = subprocess.Popen(["ip", "netns", "exec", ns, "sleep", "600"])
     made_ovs, ovs_started = False, []
     if HAVE_OVS:
-        ovs_started = [state.proc_ref(ovs.daemon_pid(n), n) for n in ovs.ensure_running(lambda _m: None)]
+        ovs_started = state.ovs_daemon_refs(ovs.ensure_running(lambda _m: None))
         subprocess.run(["ovs-vsctl", "--may-exist", "add-br", obr], check=True)
         made_ovs = True
     yield {"bridge": br, "netns": ns, "sleeper": sleeper, "ovs": obr if made_ovs else None}

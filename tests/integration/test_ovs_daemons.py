@@ -42,11 +42,17 @@ def no_ovs_running():
         state.stop_processes([state.proc_ref(pid, n)])
 
 
-def run_testbed(*extra):
-    r = subprocess.run([sys.executable, ENTRY, "--build-dir", testing.build_dir(), "--topo", "bcube n=2 k=1",
-                        "--switch", "ovs", "--no-agent", "--no-smoke", "--no-cli"] + list(extra),
-                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300,
-                       env=dict(os.environ, DCN_NETNS_LOCKED="1"))
+def entry(*args, **env):
+    """dcn_testbed.py with args (default: a small OVS testbed without
+    agents, up and down), its output merged."""
+    args = args or ("--build-dir", testing.build_dir(), "--topo", "bcube n=2 k=1", "--switch", "ovs",
+                    "--no-agent", "--no-smoke", "--no-cli")
+    return subprocess.run([sys.executable, ENTRY] + list(args), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          text=True, timeout=300, env=dict(os.environ, DCN_NETNS_LOCKED="1", **env))
+
+
+def run_testbed():
+    r = entry()
     assert r.returncode == 0, r.stdout
     return r.stdout
 
@@ -69,7 +75,7 @@ def test_daemons_found_running_are_left_alone(no_ovs_running):
 
 def test_a_foreign_bridge_keeps_them_running(no_ovs_running):
     started = ovs.ensure_running(lambda _m: None)
-    refs = [state.proc_ref(ovs.daemon_pid(n), n) for n in started]
+    refs = state.ovs_daemon_refs(started)
     br = "keepovs%d" % (os.getpid() % 100000)
     subprocess.run(["ovs-vsctl", "--may-exist", "add-br", br], check=True)
     try:
@@ -84,13 +90,9 @@ def test_a_foreign_bridge_keeps_them_running(no_ovs_running):
 
 def test_clean_of_a_killed_run_stops_them(no_ovs_running):
     # killed once its bridges exist: the state file names the daemons it started
-    r = subprocess.run([sys.executable, ENTRY, "--build-dir", testing.build_dir(), "--topo", "bcube n=2 k=1",
-                        "--switch", "ovs", "--no-agent", "--no-smoke", "--no-cli"],
-                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300,
-                       env=dict(os.environ, DCN_NETNS_LOCKED="1", **{state.KILL_AT_ENV: "switches"}))
+    r = entry(**{state.KILL_AT_ENV: "switches"})
     assert r.returncode != 0
     assert len(running()) == 2, r.stdout
-    c = subprocess.run([sys.executable, ENTRY, "--clean"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                       text=True, timeout=300, env=dict(os.environ, DCN_NETNS_LOCKED="1"))
+    c = entry("--clean")
     assert c.returncode == 0, c.stdout
     assert running() == {}, c.stdout
