@@ -1,14 +1,21 @@
 #!/usr/bin/python3
-"""Why OVS's userspace datapath loses pings at 256 servers: the round-trip
-time of one hop on an idle testbed, against the number of switch ports, on
-OVS (netdev datapath) and on Linux bridges, the two alternating in one run.
+"""Why OVS's userspace datapath loses pings at scale: the round-trip time of
+one hop on an idle testbed, against the number of switch ports, on OVS
+(netdev datapath) and on Linux bridges, the two alternating in one run.
 
   tests/bench/ovs_latency.py BUILD_DIR [--sizes 16,64,256] [--rounds 2] [--pings 50]
 
-Each run brings BCube up with 1 s hellos (the agents then take about 0.1 of a
-core at 256 servers), waits 5 s, then pings from the first server to the
-second (one hop, through one level-0 switch) every 0.1 s, while ovs-vswitchd's
-CPU time and its "Unreasonably long ... poll interval" warnings are counted.
+Sizes are server counts: 16, 64, 256 (BCube n=4 k=1..3), 1024 and 2048 (the
+bring-up bench's BCube_3 n=8 containers). Each run brings BCube up with 1 s
+hellos (the agents then take about 0.1 of a core at 256 servers), waits 5 s,
+then pings from the first server to the second (one hop, through one level-0
+switch) every 0.1 s, while ovs-vswitchd's CPU time and its "Unreasonably
+long ... poll interval" warnings are counted. On OVS it also counts, over
+the same window, what its main thread (the one that forwards every veth
+port) does: its passes through the main loop (one poll() each), its
+receive attempts (recvmmsg, one per port per pass) and sends (sendmmsg),
+with `perf stat` on the syscall tracepoints when perf is installed, and the
+frames and allocations OVS itself counts (ovs-appctl coverage/show).
 Writes results/bench/ovs_latency.json and ovs_latency.md. Needs root; takes
 the machine-wide namespace lock per run (DCN_NETNS_LOCKED=1: the caller holds
 it). Not a timed test: nothing is asserted."""
@@ -17,8 +24,12 @@ import fcntl
 import json
 import os
 import re
+import shutil
+import signal
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -27,8 +38,80 @@ sys.path.insert(0, REPO)
 from orchestrator import ovs, state, testing  # noqa: E402
 from orchestrator.testbed import Testbed, TestbedError  # noqa: E402
 
-SIZES = {16: "bcube n=4 k=1", 64: "bcube n=4 k=2", 256: "bcube n=4 k=3"}
+SIZES = {16: "bcube n=4 k=1", 64: "bcube n=4 k=2", 256: "bcube n=4 k=3",
+         1024: "bcube n=8 k=3 parts=2", 2048: "bcube n=8 k=3 parts=4"}
 VSWITCHD_LOG = "/var/log/openvswitch/ovs-vswitchd.log"
+# ovs-vswitchd's main thread: poll() once per pass of its main loop,
+# recvmmsg() once per veth port per pass, sendmmsg() once per frame it sends
+SYSCALLS = ("poll", "recvmmsg", "sendmmsg")
+COVERAGE = ("netdev_received", "netdev_sent", "util_xalloc")
+
+
+class ThreadSyscalls:
+    """`perf stat` counting SYSCALLS entered by one thread, from start() to
+    stop(); counts() is {} when perf is missing or failed."""
+
+    def __init__(self, tid):
+        self.tid, self.proc, self.out = tid, None, None
+
+    def start(self):
+        if not shutil.which("perf"):
+            return
+        self.out = tempfile.NamedTemporaryFile(prefix="ovs-latency-perf-", suffix=".csv", delete=False).name
+        events = ",".join("syscalls:sys_enter_" + s for s in SYSCALLS)
+        self.proc = subprocess.Popen(["perf", "stat", "-x", ",", "-e", events, "-t", str(self.tid),
+                                      "-o", self.out], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def stop(self):
+        if self.proc is None:
+            return {}
+        self.proc.send_signal(signal.SIGINT)
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        counts = {}
+        try:
+            with open(self.out) as f:
+                for line in f:
+                    cells = line.strip().split(",")
+                    if len(cells) > 2 and cells[2].startswith("syscalls:sys_enter_") and cells[0].isdigit():
+                        counts[cells[2][len("syscalls:sys_enter_"):]] = int(cells[0])
+        except OSError:
+            pass
+        finally:
+            os.unlink(self.out)
+        return counts
+
+
+def coverage_totals():
+    """OVS's own event counters (COVERAGE), totals since ovs-vswitchd started;
+    {} when ovs-appctl cannot reach it."""
+    r = subprocess.run(["ovs-appctl", "--timeout=10", "coverage/show"], capture_output=True, text=True)
+    out = {}
+    for line in r.stdout.splitlines():
+        m = re.match(r"(\w+)\s.*total: (\d+)", line.strip())
+        if m and m.group(1) in COVERAGE:
+            out[m.group(1)] = int(m.group(2))
+    return out
+
+
+def main_loop_record(calls, cov0, cov1, elapsed):
+    """What ovs-vswitchd's main thread did per second over the window, and
+    per pass of its loop."""
+    rec = {}
+    if calls:
+        rec["per_s"] = {k: round(v / elapsed, 1) for k, v in calls.items()}
+        passes = calls.get("poll", 0)
+        if passes:
+            rec["loop_passes"] = passes
+            rec["loop_period_ms"] = round(elapsed * 1000.0 / passes, 1)
+            rec["recv_attempts_per_pass"] = round(calls.get("recvmmsg", 0) / passes, 1)
+    for k in COVERAGE:
+        if k in cov0 and k in cov1:
+            rec.setdefault("coverage_per_s", {})[k] = round((cov1[k] - cov0[k]) / elapsed, 1)
+    return rec
 
 
 def log_warnings():
@@ -57,9 +140,16 @@ def one_run(build, spec, switch, pings):
         rec["pair"] = [src, dst]
         time.sleep(5)
         pid = ovs.vswitchd_pid() if switch == "ovs" else None
+        counter = ThreadSyscalls(pid) if pid else None
+        cov0 = coverage_totals() if pid else {}
+        if counter:
+            counter.start()
         c0, warn0, t0 = (state.proc_cpu_s(pid) if pid else None), log_warnings(), time.time()
         out = tb.hosts[src].cmd("ping -n -c %d -i 0.1 -W 1 %s" % (pings, w.ip_of(dst)))
         elapsed = time.time() - t0
+        if counter:
+            calls = counter.stop()
+            rec["main_thread"] = main_loop_record(calls, cov0, coverage_totals(), time.time() - t0)
         rtts = [float(x) for x in re.findall(r"time=([0-9.]+) ms", out)]
         rec["pings"], rec["answered"] = pings, len(rtts)
         if rtts:
@@ -81,8 +171,9 @@ def table(summary):
     lines = ["Written by tests/bench/ovs_latency.py at %s (commit %s%s); see docs/testbed.md." % (
         summary["date_utc"], summary["repo_head"], ", modified" if summary["repo_modified"] else ""), "",
         "| instance | switch ports | switch | round | answered | RTT min | median | p90 | max (ms) "
-        "| ovs-vswitchd cores | long-poll warnings |",
-        "|---|---|---|---|---|---|---|---|---|---|---|"]
+        "| ovs-vswitchd cores | long-poll warnings | main-loop period (ms) | receive attempts per pass "
+        "| frames in / out per s | allocations per s |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in summary["runs"]:
         rt = r.get("rtt_ms", {})
         cells = [r["spec"], str(r.get("switch_ports", "")), r["switch"] + (" " + r["datapath"] if r.get("datapath")
@@ -91,6 +182,12 @@ def table(summary):
                  else "error: " + r["error"][:60].replace("|", "/")]
         cells += ["%.2f" % rt[k] if k in rt else "" for k in ("min", "median", "p90", "max")]
         cells += [str(r.get("vswitchd_cores", "")), str(r.get("long_poll_warnings", ""))]
+        m = r.get("main_thread", {})
+        cov = m.get("coverage_per_s", {})
+        cells += [str(m.get("loop_period_ms", "")), str(m.get("recv_attempts_per_pass", "")),
+                  "%.0f / %.0f" % (cov["netdev_received"], cov["netdev_sent"])
+                  if "netdev_received" in cov and "netdev_sent" in cov else "",
+                  "%.0f" % cov["util_xalloc"] if "util_xalloc" in cov else ""]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
@@ -116,7 +213,9 @@ def main():
     head, dirty = testing.repo_head()
     summary = {"repo_head": head, "repo_modified": bool(dirty),
                "what": "ping RTT of one hop on an idle BCube (1 s hellos), OVS netdev against Linux bridges, "
-                       "alternating; ovs-vswitchd CPU over the pings",
+                       "alternating; ovs-vswitchd CPU over the pings, and what its main thread did meanwhile "
+                       "(main-loop passes = poll() calls, receive attempts = recvmmsg() calls, from perf stat; "
+                       "frames and allocations from ovs-appctl coverage/show)",
                "date_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "runs": []}
     plan = [(rnd, spec, sw) for rnd in range(1, a.rounds + 1) for spec in specs for sw in ("ovs", "lxbr")]
     for i, (rnd, spec, sw) in enumerate(plan, 1):
