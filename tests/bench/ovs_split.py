@@ -17,17 +17,32 @@ has applied them), the ports the datapaths then hold, the daemons' CPU
 time and memory, their CPU use while idle, and the teardown. Deleting a
 namespace returns before the kernel has destroyed its interfaces, so each
 run then waits until the box is quiet (settle s), lest that work slow the
-next run.
+next run. IPv6 is off in every namespace, so that no frame crosses the
+switches unless the bench sends it.
+
+Then (--hello-ms, 0 for none) it loads the switches the way the agents'
+hellos do: tests/bench/hello_load.py sends one broadcast frame per server
+port per hello period from the server namespace, for --load seconds. Over
+that window (after 5 s of warm-up) it records the frames the instances took
+in and sent out per second (OVS's coverage counters; each hello should go
+out of every other port of its switch, n-1 times), their CPU, their
+main-loop passes (one poll() each, counted with `perf stat` when perf is
+installed) and how busy the whole box was. Nothing reads the flooded
+frames at the server ends, so the agents' wake-ups are not in that load:
+it is the switches' part alone.
 
   tests/bench/ovs_split.py BUILD [--topo SPEC] [--instances 8,1,2] [--rounds 2]
-                           [--limit S] [--idle S] [--out FILE] [--clean]
+                           [--limit S] [--idle S] [--hello-ms MS] [--load S]
+                           [--out FILE] [--clean]
 
 Needs root; takes the machine-wide namespace lock (unless DCN_NETNS_LOCKED=1).
 Creates only namespaces named dcnsplit-*, and files under /run/dcn/ovs-split;
 ends only the daemons it started, by the PIDs in their pid files. Not a
 timed test: numbers are recorded, nothing is asserted about them."""
 import argparse
+import json
 import os
+import shutil
 import signal
 import statistics
 import subprocess
@@ -45,6 +60,8 @@ NS_PREFIX = "dcnsplit-"
 SERVER_NS = NS_PREFIX + "srv"
 RUN_ROOT = "/run/dcn/ovs-split"
 CHUNK = 1024          # ovs-vsctl commands per transaction, as the testbed's _create_switches
+HELLO_LOAD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "hello_load.py")
+WARMUP_S = 5.0
 _LOCK = None
 
 
@@ -123,6 +140,16 @@ class Instance:
         except RuntimeError as e:
             result[self.index] = e
 
+    def coverage(self, names=("netdev_received", "netdev_sent")):
+        """OVS's own event counters, totals since this ovs-vswitchd started."""
+        r = sh(["ovs-appctl", "-t", self.path("ovs-vswitchd.ctl"), "coverage/show"], check=False)
+        out = dict.fromkeys(names, 0)
+        for line in r.stdout.splitlines():
+            f = line.split()
+            if f and f[0] in out and "total:" in f:
+                out[f[0]] = int(f[f.index("total:") + 1])
+        return out
+
     def datapath_ports(self):
         r = sh(["ovs-appctl", "-t", self.path("ovs-vswitchd.ctl"), "dpif/show"], check=False)
         return sum(1 for line in r.stdout.splitlines() if "(system)" in line)
@@ -161,6 +188,74 @@ def wait_quiet(limit=180.0, below=0.2):
     return round(time.time() - t0, 1)
 
 
+def count_polls(tids):
+    """A `perf stat` counting poll() calls by the threads tids, or None when
+    perf is not installed; stop it with stopped_polls()."""
+    if not shutil.which("perf") or not tids:
+        return None
+    return subprocess.Popen(["perf", "stat", "-x", ",", "-e", "syscalls:sys_enter_poll",
+                             "-t", ",".join(str(t) for t in tids)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+
+
+def stopped_polls(proc):
+    """The poll() count of a count_polls() process, after stopping it."""
+    if proc is None:
+        return None
+    proc.send_signal(signal.SIGINT)
+    try:
+        _, err = proc.communicate(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        return None
+    for line in err.splitlines():
+        cells = line.split(",")
+        if len(cells) > 2 and cells[2] == "syscalls:sys_enter_poll" and cells[0].isdigit():
+            return int(cells[0])
+    return None
+
+
+def hello_load(insts, server_ifs, fanout, hello_ms, load_s):
+    """The switches under a stand-in for the agents' hellos (module doc)."""
+    rec = {"hello_ms": hello_ms}
+    gen = subprocess.Popen(["ip", "netns", "exec", SERVER_NS, sys.executable, HELLO_LOAD,
+                            "--period-ms", str(hello_ms), "--seconds", str(load_s)],
+                           stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    gen.stdin.write("\n".join(server_ifs) + "\n")
+    gen.stdin.close()
+    time.sleep(WARMUP_S)
+    pids = [i.vswitchd() for i in insts]
+    cov0 = [i.coverage() for i in insts]
+    cpu0 = sum(state.proc_cpu_s(p) or 0.0 for p in pids)
+    polls = count_polls(pids)   # the main thread's tid is the pid
+    b0 = state.box_cpu_times()
+    t0 = time.time()
+    window = max(1.0, load_s - WARMUP_S - 2.0)
+    time.sleep(window)
+    elapsed = time.time() - t0
+    b1 = state.box_cpu_times()
+    passes = stopped_polls(polls)
+    cpu1 = sum(state.proc_cpu_s(p) or 0.0 for p in pids)
+    cov1 = [i.coverage() for i in insts]
+    got = {k: sum(c1[k] - c0[k] for c0, c1 in zip(cov0, cov1)) for k in ("netdev_received", "netdev_sent")}
+    rec["in_per_s"] = round(got["netdev_received"] / elapsed, 1)
+    rec["out_per_s"] = round(got["netdev_sent"] / elapsed, 1)
+    rec["out_per_in"] = round(got["netdev_sent"] / got["netdev_received"], 2) if got["netdev_received"] else None
+    rec["flood_fanout"] = round(fanout, 2)
+    rec["vswitchd_cores"] = round((cpu1 - cpu0) / elapsed, 3)
+    rec["box_busy"] = round(1.0 - (b1[1] - b0[1]) / max(1, b1[0] - b0[0]), 3)
+    if passes:
+        rec["loop_period_ms"] = round(elapsed * 1000.0 * len(insts) / passes, 1)
+    try:
+        out, err = gen.communicate(timeout=load_s + 60)
+        rec["sender"] = json.loads(out.strip().splitlines()[-1])
+    except (subprocess.TimeoutExpired, ValueError, IndexError):
+        gen.kill()
+        gen.wait()
+        rec["sender_error"] = "hello_load.py: " + (gen.stderr.read().strip()[:200] if gen.stderr else "no answer")
+    return rec
+
+
 def clean():
     """Everything a run of this script may have left: its daemons (pid files
     under RUN_ROOT), its namespaces, its files."""
@@ -175,7 +270,7 @@ def clean():
     subprocess.run(["rm", "-rf", RUN_ROOT])
 
 
-def one_run(w, k, limit, idle_s):
+def one_run(w, k, limit, idle_s, hello_ms=0, load_s=0):
     """The switch layer of wiring `w` on k instances; a dict of what was measured."""
     rec = {"instances": k}
     insts = [Instance(i) for i in range(k)]
@@ -199,6 +294,8 @@ def one_run(w, k, limit, idle_s):
         t0 = time.time()
         for ns in [SERVER_NS] + [i.ns for i in insts]:
             sh(["ip", "netns", "add", ns])
+            sh(["ip", "netns", "exec", ns, "sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1",
+                "net.ipv6.conf.default.disable_ipv6=1"])
         ip_batch(SERVER_NS, ["link add %s type veth peer name %s netns %s" % (a, b, i.ns) for a, b, i in links])
         ip_batch(SERVER_NS, ["link set %s up" % a for a, _, _ in links])
         for i in insts:
@@ -241,6 +338,11 @@ def one_run(w, k, limit, idle_s):
             c0 = sum(state.proc_cpu_s(i.vswitchd()) or 0.0 for i in insts)
             time.sleep(idle_s)
             rec["idle_cores"] = round((sum(state.proc_cpu_s(i.vswitchd()) or 0.0 for i in insts) - c0) / idle_s, 3)
+        if hello_ms and rec["ok"]:
+            log("  k=%d: hellos every %d ms from %d ports for %d s" % (k, hello_ms, len(links), load_s))
+            # a hello goes out of every other port of its switch: p-1 copies
+            fanout = sum(len(p) * (len(p) - 1) for p in ports.values()) / float(len(links))
+            rec["load"] = hello_load(insts, [a for a, _, _ in links], fanout, hello_ms, load_s)
     finally:
         t0 = time.time()
         clean()
@@ -254,12 +356,29 @@ COLS = [("round", "round"), ("instances", "K"), ("ports", "ports"), ("veths_s", 
         ("vswitchd_cpu_s", "vswitchd CPU s"),
         ("vswitchd_rss_mib", "RSS MiB"), ("idle_cores", "idle cores"), ("teardown_s", "teardown s"),
         ("settle_s", "settle s"), ("ok", "ok")]
+LOAD_COLS = [("in_per_s", "frames in /s"), ("out_per_s", "frames out /s"), ("out_per_in", "out per in"),
+             ("flood_fanout", "copies per hello, expected"), ("vswitchd_cores", "vswitchd cores"),
+             ("loop_period_ms", "main-loop period ms"), ("box_busy", "box busy")]
 
 
 def table(recs):
     out = ["| " + " | ".join(h for _, h in COLS) + " |", "|" + "---:|" * len(COLS)]
     for r in recs:
         out.append("| " + " | ".join("-" if r.get(c) is None else str(r[c]) for c, _ in COLS) + " |")
+    return out
+
+
+def load_table(recs):
+    """Per run, the switches under the stand-in hellos."""
+    out = ["| round | K | hello ms | hellos sent /s | " + " | ".join(h for _, h in LOAD_COLS) + " |",
+           "|" + "---:|" * (4 + len(LOAD_COLS))]
+    for r in recs:
+        ld = r.get("load")
+        if not ld:
+            continue
+        sent = ld.get("sender", {}).get("per_s", "-")
+        out.append("| %s | %s | %s | %s | " % (r["round"], r["instances"], ld["hello_ms"], sent) +
+                   " | ".join("-" if ld.get(c) is None else str(ld[c]) for c, _ in LOAD_COLS) + " |")
     return out
 
 
@@ -287,6 +406,9 @@ def main():
                     "round in reverse order (8 1 2 2 1 8 ...)")
     ap.add_argument("--limit", type=int, default=900, help="seconds allowed for adding the ports, per run")
     ap.add_argument("--idle", type=int, default=10, help="seconds of idle CPU sampling after the ports are in")
+    ap.add_argument("--hello-ms", type=int, default=1000, help="then load the switches with a broadcast frame "
+                    "per server port per this many ms, like the agents' hellos (0: no load)")
+    ap.add_argument("--load", type=int, default=30, help="seconds of that load, the first 5 a warm-up")
     ap.add_argument("--out", default=os.path.join(REPO, "results", "bench", "ovs_split.txt"))
     ap.add_argument("--clean", action="store_true", help="remove what a killed run left, and exit")
     a = ap.parse_args()
@@ -303,6 +425,8 @@ def main():
         sys.exit("ovs_split.py: --instances takes positive integers, e.g. 8,4,2,1")
     if a.rounds < 1:
         sys.exit("ovs_split.py: --rounds must be at least 1")
+    if a.hello_ms < 0 or (a.hello_ms and a.load < WARMUP_S + 3):
+        sys.exit("ovs_split.py: --hello-ms must be 0 or more, and --load at least %d s" % (WARMUP_S + 3))
     try:
         w = export(a.build_dir, a.topo)
     except TopoError as e:
@@ -332,11 +456,16 @@ def main():
     for rnd in range(a.rounds):
         for k in (ks if rnd % 2 == 0 else ks[::-1]):
             log("round %d, k=%d: %d ports over %d instance(s)" % (rnd + 1, k, len(w.links), k))
-            rec = one_run(w, k, a.limit, a.idle)
+            rec = one_run(w, k, a.limit, a.idle, a.hello_ms, a.load)
             rec["round"] = rnd + 1
             recs.append(rec)
             log("k=%d: %s" % (k, ", ".join("%s %s" % (c, rec.get(c)) for c, _ in COLS[2:])))
+            if rec.get("load"):
+                log("k=%d under hellos: %s" % (k, json.dumps(rec["load"])))
     lines = head + [""] + table(recs) + [""] + medians(recs, ks)
+    if any(r.get("load") for r in recs):
+        lines += ["", "Under the stand-in hellos (%d s, the first %d a warm-up; IPv6 off, nothing else sent):" % (
+            a.load, WARMUP_S), ""] + load_table(recs)
     for r in recs:
         for e in r.get("errors", []):
             lines.append("# K=%d %s" % (r["instances"], e))
