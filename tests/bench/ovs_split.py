@@ -25,7 +25,8 @@ hellos do: tests/bench/hello_load.py sends one broadcast frame per server
 port per hello period from the server namespace, for --load seconds. Over
 that window (after 5 s of warm-up) it records the frames the instances took
 in and sent out per second (OVS's coverage counters; each hello should go
-out of every other port of its switch, n-1 times), their CPU, their
+out of every other port of its switch and of the bridge's own internal
+port), their CPU, their
 main-loop passes (one poll() each, counted with `perf stat` when perf is
 installed) and how busy the whole box was. Nothing reads the flooded
 frames at the server ends, so the agents' wake-ups are not in that load:
@@ -47,6 +48,7 @@ import signal
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 
@@ -218,11 +220,12 @@ def stopped_polls(proc):
 def hello_load(insts, server_ifs, fanout, hello_ms, load_s):
     """The switches under a stand-in for the agents' hellos (module doc)."""
     rec = {"hello_ms": hello_ms}
-    gen = subprocess.Popen(["ip", "netns", "exec", SERVER_NS, sys.executable, HELLO_LOAD,
-                            "--period-ms", str(hello_ms), "--seconds", str(load_s)],
-                           stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    gen.stdin.write("\n".join(server_ifs) + "\n")
-    gen.stdin.close()
+    with tempfile.TemporaryFile("w+") as names:
+        names.write("\n".join(server_ifs) + "\n")
+        names.seek(0)
+        gen = subprocess.Popen(["ip", "netns", "exec", SERVER_NS, sys.executable, HELLO_LOAD,
+                                "--period-ms", str(hello_ms), "--seconds", str(load_s)],
+                               stdin=names, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     time.sleep(WARMUP_S)
     pids = [i.vswitchd() for i in insts]
     cov0 = [i.coverage() for i in insts]
@@ -248,11 +251,13 @@ def hello_load(insts, server_ifs, fanout, hello_ms, load_s):
         rec["loop_period_ms"] = round(elapsed * 1000.0 * len(insts) / passes, 1)
     try:
         out, err = gen.communicate(timeout=load_s + 60)
-        rec["sender"] = json.loads(out.strip().splitlines()[-1])
-    except (subprocess.TimeoutExpired, ValueError, IndexError):
+    except subprocess.TimeoutExpired:
         gen.kill()
-        gen.wait()
-        rec["sender_error"] = "hello_load.py: " + (gen.stderr.read().strip()[:200] if gen.stderr else "no answer")
+        out, err = gen.communicate()
+    try:
+        rec["sender"] = json.loads(out.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        rec["sender_error"] = "hello_load.py: " + (err.strip()[:200] or "no answer")
     return rec
 
 
@@ -340,8 +345,9 @@ def one_run(w, k, limit, idle_s, hello_ms=0, load_s=0):
             rec["idle_cores"] = round((sum(state.proc_cpu_s(i.vswitchd()) or 0.0 for i in insts) - c0) / idle_s, 3)
         if hello_ms and rec["ok"]:
             log("  k=%d: hellos every %d ms from %d ports for %d s" % (k, hello_ms, len(links), load_s))
-            # a hello goes out of every other port of its switch: p-1 copies
-            fanout = sum(len(p) * (len(p) - 1) for p in ports.values()) / float(len(links))
+            # a flooded hello goes out of every other port of its switch and
+            # of the bridge's own (internal) port: p copies
+            fanout = sum(len(p) * len(p) for p in ports.values()) / float(len(links))
             rec["load"] = hello_load(insts, [a for a, _, _ in links], fanout, hello_ms, load_s)
     finally:
         t0 = time.time()
