@@ -217,6 +217,13 @@ def stopped_polls(proc):
     return None
 
 
+def timed_coverage(inst):
+    """(when, counters) of one instance, `when` the middle of the read."""
+    t0 = time.time()
+    c = inst.coverage()
+    return (t0 + time.time()) / 2.0, c
+
+
 def hello_load(insts, server_ifs, fanout, hello_ms, load_s):
     """The switches under a stand-in for the agents' hellos (module doc)."""
     rec = {"hello_ms": hello_ms}
@@ -228,7 +235,7 @@ def hello_load(insts, server_ifs, fanout, hello_ms, load_s):
                                stdin=names, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     time.sleep(WARMUP_S)
     pids = [i.vswitchd() for i in insts]
-    cov0 = [i.coverage() for i in insts]
+    cov0 = [timed_coverage(i) for i in insts]
     cpu0 = sum(state.proc_cpu_s(p) or 0.0 for p in pids)
     polls = count_polls(pids)   # the main thread's tid is the pid
     b0 = state.box_cpu_times()
@@ -239,11 +246,14 @@ def hello_load(insts, server_ifs, fanout, hello_ms, load_s):
     b1 = state.box_cpu_times()
     passes = stopped_polls(polls)
     cpu1 = sum(state.proc_cpu_s(p) or 0.0 for p in pids)
-    cov1 = [i.coverage() for i in insts]
-    got = {k: sum(c1[k] - c0[k] for c0, c1 in zip(cov0, cov1)) for k in ("netdev_received", "netdev_sent")}
-    rec["in_per_s"] = round(got["netdev_received"] / elapsed, 1)
-    rec["out_per_s"] = round(got["netdev_sent"] / elapsed, 1)
-    rec["out_per_in"] = round(got["netdev_sent"] / got["netdev_received"], 2) if got["netdev_received"] else None
+    cov1 = [timed_coverage(i) for i in insts]
+    # each instance's counters over its own interval: with 16 instances the
+    # reads take a second or more, so one common interval would be wrong
+    rate = {k: sum((c1[k] - c0[k]) / max(1e-3, t1 - t0) for (t0, c0), (t1, c1) in zip(cov0, cov1))
+            for k in ("netdev_received", "netdev_sent")}
+    rec["in_per_s"] = round(rate["netdev_received"], 1)
+    rec["out_per_s"] = round(rate["netdev_sent"], 1)
+    rec["out_per_in"] = round(rate["netdev_sent"] / rate["netdev_received"], 2) if rate["netdev_received"] else None
     rec["flood_fanout"] = round(fanout, 2)
     rec["vswitchd_cores"] = round((cpu1 - cpu0) / elapsed, 3)
     rec["box_busy"] = round(1.0 - (b1[1] - b0[1]) / max(1, b1[0] - b0[0]), 3)
