@@ -1,4 +1,3 @@
-#!/usr/bin/python3
 """A stand-in for the agents' hellos: from every interface named on stdin
 (one per line, in the current network namespace), one 64-byte Ethernet
 broadcast frame per period, the sends spread evenly over the period, for
@@ -6,7 +5,7 @@ the given seconds. Used by tests/bench/ovs_split.py inside its server
 namespace, to load the switches the way the agents' hellos do, without
 agents. Prints one JSON line: frames sent, send errors, the achieved rate.
 
-  ip netns exec NS tests/bench/hello_load.py --period-ms 1000 --seconds 30 < ifnames
+  ip netns exec NS python3 tests/bench/hello_load.py --period-ms 1000 --seconds 30 < ifnames
 
 Needs root (AF_PACKET). Nothing reads the frames the switches flood back:
 the receivers' wake-ups, which the agents would add, are not part of the

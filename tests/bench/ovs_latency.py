@@ -24,12 +24,8 @@ import fcntl
 import json
 import os
 import re
-import shutil
-import signal
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -37,64 +33,15 @@ sys.path.insert(0, REPO)
 
 from orchestrator import ovs, state, testing  # noqa: E402
 from orchestrator.testbed import Testbed, TestbedError  # noqa: E402
+from ovs_counters import SyscallCounter, coverage_totals  # noqa: E402  (tests/bench, this script's folder)
 
 SIZES = {16: "bcube n=4 k=1", 64: "bcube n=4 k=2", 256: "bcube n=4 k=3",
          1024: "bcube n=8 k=3 parts=2", 2048: "bcube n=8 k=3 parts=4"}
 VSWITCHD_LOG = "/var/log/openvswitch/ovs-vswitchd.log"
 # ovs-vswitchd's main thread: poll() once per pass of its main loop,
-# recvmmsg() once per veth port per pass, sendmmsg() once per frame it sends
+# recvmmsg() once per veth port per pass, sendmmsg() once per frame batch
 SYSCALLS = ("poll", "recvmmsg", "sendmmsg")
 COVERAGE = ("netdev_received", "netdev_sent", "util_xalloc")
-
-
-class ThreadSyscalls:
-    """`perf stat` counting SYSCALLS entered by one thread, from start() to
-    stop(); counts() is {} when perf is missing or failed."""
-
-    def __init__(self, tid):
-        self.tid, self.proc, self.out = tid, None, None
-
-    def start(self):
-        if not shutil.which("perf"):
-            return
-        self.out = tempfile.NamedTemporaryFile(prefix="ovs-latency-perf-", suffix=".csv", delete=False).name
-        events = ",".join("syscalls:sys_enter_" + s for s in SYSCALLS)
-        self.proc = subprocess.Popen(["perf", "stat", "-x", ",", "-e", events, "-t", str(self.tid),
-                                      "-o", self.out], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-
-    def stop(self):
-        if self.proc is None:
-            return {}
-        self.proc.send_signal(signal.SIGINT)
-        try:
-            self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-        counts = {}
-        try:
-            with open(self.out) as f:
-                for line in f:
-                    cells = line.strip().split(",")
-                    if len(cells) > 2 and cells[2].startswith("syscalls:sys_enter_") and cells[0].isdigit():
-                        counts[cells[2][len("syscalls:sys_enter_"):]] = int(cells[0])
-        except OSError:
-            pass
-        finally:
-            os.unlink(self.out)
-        return counts
-
-
-def coverage_totals():
-    """OVS's own event counters (COVERAGE), totals since ovs-vswitchd started;
-    {} when ovs-appctl cannot reach it."""
-    r = subprocess.run(["ovs-appctl", "--timeout=10", "coverage/show"], capture_output=True, text=True)
-    out = {}
-    for line in r.stdout.splitlines():
-        m = re.match(r"(\w+)\s.*total: (\d+)", line.strip())
-        if m and m.group(1) in COVERAGE:
-            out[m.group(1)] = int(m.group(2))
-    return out
 
 
 def main_loop_record(calls, cov0, cov1, elapsed):
@@ -140,16 +87,14 @@ def one_run(build, spec, switch, pings):
         rec["pair"] = [src, dst]
         time.sleep(5)
         pid = ovs.vswitchd_pid() if switch == "ovs" else None
-        counter = ThreadSyscalls(pid) if pid else None
-        cov0 = coverage_totals() if pid else {}
-        if counter:
-            counter.start()
+        counter = SyscallCounter([pid], SYSCALLS).start() if pid else None
+        cov0 = coverage_totals(COVERAGE) if pid else {}
         c0, warn0, t0 = (state.proc_cpu_s(pid) if pid else None), log_warnings(), time.time()
         out = tb.hosts[src].cmd("ping -n -c %d -i 0.1 -W 1 %s" % (pings, w.ip_of(dst)))
         elapsed = time.time() - t0
         if counter:
             calls = counter.stop()
-            rec["main_thread"] = main_loop_record(calls, cov0, coverage_totals(), time.time() - t0)
+            rec["main_thread"] = main_loop_record(calls, cov0, coverage_totals(COVERAGE), time.time() - t0)
         rtts = [float(x) for x in re.findall(r"time=([0-9.]+) ms", out)]
         rec["pings"], rec["answered"] = pings, len(rtts)
         if rtts:
