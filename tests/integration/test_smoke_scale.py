@@ -16,6 +16,9 @@ for a; do last=$a; done
 case "${last##*.}" in
   9) exec sleep 1000 ;;          # never answers
   8) sleep 0.5; exit 1 ;;        # answers "unreachable"
+  77) w=0; prev=                 # slow: answers only when it may wait 3 s or more
+      for a; do [ "$prev" = "-W" ] && w=$a; prev=$a; done
+      if [ "$w" -ge 3 ]; then sleep 0.3; exit 0; else sleep 0.5; exit 1; fi ;;
   *) sleep %s; exit 0 ;;
 esac
 """
@@ -136,3 +139,27 @@ def test_pairs_at_scale_are_a_bounded_sample():
     srcs = {a for a, _ in smoke.smoke_pairs(mid)}
     assert srcs == set(mid)  # up to SCALE_SERVERS: every server sends
 
+
+
+def test_late_check_tells_a_slow_network_from_a_cut_one(tmp_path):
+    ips = {"a": "10.0.0.1", "slow": "10.0.0.77", "hang": "10.0.0.9", "bad": "10.0.0.8"}
+    tb = FakeTestbed(tmp_path, ips)
+    ok, failed = smoke.ping_pairs(tb, [("a", "slow"), ("a", "hang"), ("a", "bad")], deadline_s=3)
+    assert not ok and sorted(failed) == [("a", "bad"), ("a", "hang"), ("a", "slow")]  # 2 s is too short
+    lines = []
+    t0 = time.time()
+    late = smoke.late_check(tb, failed, lines.append, wait_s=3)
+    assert time.time() - t0 < 7  # bounded by wait_s + 2 s, the hanging ping stopped
+    assert late == {"tried": 3, "answered": 1, "wait_s": 3}
+    assert "slow rather than cut" in lines[-1] and "OVS" not in lines[-1]  # the stand-in is no OVS run
+    tb.is_ovs, tb.datapath = True, "netdev"
+    smoke.late_check(tb, [("a", "slow")], lines.append, wait_s=3)
+    assert "OVS's userspace datapath" in lines[-1]
+    # nothing answers: no claim that the network is slow
+    late = smoke.late_check(tb, [("a", "bad")], lines.append, wait_s=3)
+    assert late["answered"] == 0 and "slow" not in lines[-1]
+    # at most `pairs` of them are tried
+    assert smoke.late_check(tb, [("a", "bad"), ("a", "slow"), ("a", "hang")], lines.append, pairs=2,
+                            wait_s=3) == {"tried": 2, "answered": 1, "wait_s": 3}
+    assert all(_session_gone(pid) for pid in tb.spawned)
+    assert sorted(tb.reaped) == sorted(tb.spawned)
