@@ -17,8 +17,9 @@ SCALE_PAIRS = 256
 SCALE_BUDGET_S = 40
 # After a failed ping, a few of the failed pairs get one more ping with a
 # long wait, to tell a slow network from a cut one: OVS's userspace datapath
-# at thousands of switch ports answers every ping, but one hop takes
-# seconds there (docs/testbed.md, "OVS at 1024 and 2048 servers").
+# at thousands of switch ports answers every ping, but one hop takes from a
+# tenth of a second to seconds there (docs/testbed.md, "OVS at 1024 and 2048
+# servers").
 LATE_PAIRS = 8
 LATE_WAIT_S = 10
 
@@ -241,8 +242,8 @@ def late_check(tb, failed, log, pairs=LATE_PAIRS, wait_s=LATE_WAIT_S):
     if ok:
         why = ": the network is slow rather than cut"
         if getattr(tb, "is_ovs", False) and getattr(tb, "datapath", None) == "netdev":
-            why += (" (OVS's userspace datapath: at thousands of switch ports one hop takes seconds, "
-                    "docs/testbed.md; --switch lxbr carries this size)")
+            why += (" (OVS's userspace datapath: at thousands of switch ports one hop takes from a tenth "
+                    "of a second to seconds, docs/testbed.md; --switch lxbr carries this size)")
     log("*** %d of the %d failed pairs pinged once more, waiting up to %d s: %d answered%s" % (
         len(tried), len(failed), wait_s, len(ok), why))
     return {"tried": len(tried), "answered": len(ok), "wait_s": wait_s}
