@@ -241,7 +241,7 @@ def late_check(tb, failed, log, pairs=LATE_PAIRS, wait_s=LATE_WAIT_S):
     why = ""
     if ok:
         why = ": the network is slow rather than cut"
-        if getattr(tb, "is_ovs", False) and getattr(tb, "datapath", None) == "netdev":
+        if tb.is_ovs and tb.datapath == "netdev":
             why += (" (OVS's userspace datapath: at thousands of switch ports one hop takes from a tenth "
                     "of a second to seconds, docs/testbed.md; --switch lxbr carries this size)")
     log("*** %d of the %d failed pairs pinged once more, waiting up to %d s: %d answered%s" % (

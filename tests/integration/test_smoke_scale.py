@@ -51,6 +51,7 @@ class FakeTestbed:
         self.state = _State()
         self.spawned = []
         self.reaped = []
+        self.is_ovs, self.datapath = False, None  # as a Linux-bridge run
 
     def spawn_in(self, name, cmd, what=None, save=True, **kw):
         p = subprocess.Popen(cmd, env=self.env, start_new_session=True, **kw)
@@ -140,7 +141,6 @@ def test_pairs_at_scale_are_a_bounded_sample():
     assert srcs == set(mid)  # up to SCALE_SERVERS: every server sends
 
 
-
 def test_late_check_tells_a_slow_network_from_a_cut_one(tmp_path):
     ips = {"a": "10.0.0.1", "slow": "10.0.0.77", "hang": "10.0.0.9", "bad": "10.0.0.8"}
     tb = FakeTestbed(tmp_path, ips)
@@ -151,7 +151,7 @@ def test_late_check_tells_a_slow_network_from_a_cut_one(tmp_path):
     late = smoke.late_check(tb, failed, lines.append, wait_s=3)
     assert time.time() - t0 < 7  # bounded by wait_s + 2 s, the hanging ping stopped
     assert late == {"tried": 3, "answered": 1, "wait_s": 3}
-    assert "slow rather than cut" in lines[-1] and "OVS" not in lines[-1]  # the stand-in is no OVS run
+    assert "slow rather than cut" in lines[-1] and "OVS" not in lines[-1]  # a Linux-bridge run
     tb.is_ovs, tb.datapath = True, "netdev"
     smoke.late_check(tb, [("a", "slow")], lines.append, wait_s=3)
     assert "OVS's userspace datapath" in lines[-1]
