@@ -8,7 +8,7 @@ from mininet.link import TCIntf
 # links and 10 Gb/s container links; the userspace OVS datapath forwards
 # about 1 Gb/s per flow here, and every relay hop is a userspace agent.
 DEFAULT_SERVER = {"bw": 100.0, "delay": None, "jitter": None, "loss": None, "max_queue_size": None,
-                  "small_first": False, "shaper": "htb"}
+                  "queue_bytes": None, "small_first": False, "shaper": "htb"}
 
 # The shaper of a link with a rate only (no delay, loss or small frames
 # first): "htb", Mininet's own (a qdisc and a class), or "tbf" (a token
@@ -21,6 +21,8 @@ DEFAULT_SERVER = {"bw": 100.0, "delay": None, "jitter": None, "loss": None, "max
 SHAPERS = ("htb", "tbf")
 TBF_BURST = "15k"  # Mininet's htb burst; a tbf drops frames larger than its burst
 DEFAULT_QUEUE_PKTS = 1000  # the kernel's: htb's leaf pfifo takes the interface's txqueuelen
+# a queue in bytes must hold one jumbo frame and stay a switch's buffer, not a host's
+QUEUE_BYTES_MIN, QUEUE_BYTES_MAX = 9100, 64 << 20
 
 # "small frames first" (small_first): on a shaped link, frames whose IPv4
 # packet (or project header payload) is under SMALL_BYTES bytes, i.e. TCP
@@ -82,47 +84,60 @@ class _TcCmdBuilder(TCIntf):
 _BUILDER = _TcCmdBuilder()
 
 
+def leaf_fifo(params):
+    """The FIFO under the shaper: "bfifo limit B" for a queue in bytes (a
+    switch port's buffer), "pfifo limit N" for one in packets, or None
+    (the kernel's: a pfifo of txqueuelen, 1000 packets)."""
+    p = params or {}
+    if p.get("queue_bytes") is not None:
+        return "bfifo limit %d" % p["queue_bytes"]
+    if p.get("max_queue_size") is not None:
+        return "pfifo limit %d" % p["max_queue_size"]
+    return None
+
+
 def tc_lines(ifname, params):
     """`tc -batch` lines shaping ifname's egress like TCLink would."""
     p = params or {}
-    if p.get("bw") is None and not p.get("delay") and not p.get("loss") and p.get("max_queue_size") is None:
+    if p.get("bw") is None and not p.get("delay") and not p.get("loss") and leaf_fifo(p) is None:
         return []
     netem = p.get("delay") or p.get("jitter") or p.get("loss")
+    fifo = leaf_fifo(p)
     if p.get("shaper") == "tbf" and p.get("bw") is not None and not netem and not p.get("small_first"):
-        return tbf_lines(ifname, p["bw"], p.get("max_queue_size"))
+        return tbf_lines(ifname, p["bw"], fifo)
     cmds, parent = _BUILDER.bwCmds(bw=p.get("bw"))
     if p.get("small_first") and p.get("bw") is not None and not netem:
-        return [(c % ("", ifname)).strip() for c in cmds] + small_first_lines(ifname, p["bw"], p.get("max_queue_size"))
-    if p.get("max_queue_size") is not None and not netem:
-        # A queue of N packets without netem (this kernel has none, and
-        # Mininet sizes queues only through netem): a pfifo of N packets as
+        return [(c % ("", ifname)).strip() for c in cmds] + small_first_lines(ifname, p["bw"], fifo)
+    if fifo is not None and not netem:
+        # A sized queue without netem (this kernel has none, and Mininet
+        # sizes queues only through netem): a FIFO in packets or bytes as
         # the htb class's leaf, or as the root when the link is unshaped.
         more = ["%s qdisc add dev %s " + (parent.strip() if parent.strip() else "root") +
-                " handle 10: pfifo limit %d" % p["max_queue_size"]]
+                " handle 10: " + fifo]
     else:
         more, parent = TCIntf.delayCmds(parent, delay=p.get("delay"), jitter=p.get("jitter"),
                                         loss=p.get("loss"), max_queue_size=p.get("max_queue_size"))
     return [(c % ("", ifname)).strip() for c in cmds + more]
 
 
-def tbf_lines(ifname, bw, queue):
-    """A token bucket at bw Mb/s over a pfifo of `queue` packets (the
-    kernel's 1000 when None), as the htb class and its leaf would give."""
+def tbf_lines(ifname, bw, fifo):
+    """A token bucket at bw Mb/s over `fifo` (leaf_fifo(); the kernel's
+    pfifo of 1000 packets when None), as the htb class and its leaf would give."""
     return ["qdisc add dev %s root handle 5:0 tbf rate %fMbit burst %s limit 15000" % (ifname, bw, TBF_BURST),
-            "qdisc add dev %s parent 5:1 handle 10: pfifo limit %d" % (
-                ifname, DEFAULT_QUEUE_PKTS if queue is None else queue)]
+            "qdisc add dev %s parent 5:1 handle 10: %s" % (
+                ifname, "pfifo limit %d" % DEFAULT_QUEUE_PKTS if fifo is None else fifo)]
 
 
-def small_first_lines(ifname, bw, queue):
+def small_first_lines(ifname, bw, fifo):
     """Below Mininet's htb class 5:1 (the link rate): 5:10 for small frames,
-    priority 0, and 5:11 for the rest, priority 1 (a pfifo of `queue`
-    packets when given); u32 filters sort the frames. 5:1's own leaf goes."""
+    priority 0, and 5:11 for the rest, priority 1 (with `fifo`, leaf_fifo(),
+    when given); u32 filters sort the frames. 5:1's own leaf goes."""
     mask = 0x10000 - SMALL_BYTES  # a 16-bit length under SMALL_BYTES (a power of 2) has these bits clear
     small = min(SMALL_CLASS_MBPS, bw / 2.0)
     out = ["class add dev %s parent 5:1 classid 5:10 htb rate %fMbit ceil %fMbit prio 0" % (ifname, small, bw),
            "class add dev %s parent 5:1 classid 5:11 htb rate %fMbit ceil %fMbit prio 1" % (ifname, bw - small, bw)]
-    if queue is not None:
-        out.append("qdisc add dev %s parent 5:11 handle 11: pfifo limit %d" % (ifname, queue))
+    if fifo is not None:
+        out.append("qdisc add dev %s parent 5:11 handle 11: %s" % (ifname, fifo))
     out += ["filter add dev %s parent 5: protocol ip prio 1 u32 match u16 0 0x%04x at 2 flowid 5:10" % (ifname, mask),
             "filter add dev %s parent 5: protocol 0x%04x prio 2 u32 match u16 0 0x%04x at %d flowid 5:10" % (
                 ifname, DCN_ETHERTYPE, mask, DCN_PAYLOAD_LEN_OFFSET),
@@ -140,7 +155,9 @@ def describe(params):
         parts.append("jitter " + str(p["jitter"]))
     if p.get("loss"):
         parts.append("loss %g%%" % p["loss"])
-    if p.get("max_queue_size") is not None:
+    if p.get("queue_bytes") is not None:
+        parts.append("FIFO of %d bytes" % p["queue_bytes"])
+    elif p.get("max_queue_size") is not None:
         parts.append("queue %d pkts" % p["max_queue_size"])
     if p.get("small_first") and p.get("bw") is not None:
         parts.append("small frames first")
@@ -150,7 +167,7 @@ def describe(params):
 
 
 def parse_override(text, base):
-    """'bw=200,delay=1ms,loss=0.1,max_queue_size=100,small_first=on,shaper=tbf'
+    """'bw=200,delay=1ms,loss=0.1,max_queue_size=100,queue_bytes=131072,small_first=on,shaper=tbf'
     (bw=none: unshaped)."""
     out = dict(base)
     if not text:
@@ -161,9 +178,9 @@ def parse_override(text, base):
         if "=" not in item:
             raise ValueError("link option %r: expected key=value" % item)
         k, v = (x.strip() for x in item.split("=", 1))
-        if k not in ("bw", "delay", "jitter", "loss", "max_queue_size", "small_first", "shaper"):
-            raise ValueError("link option %r: unknown (bw, delay, jitter, loss, max_queue_size, small_first, "
-                             "shaper)" % k)
+        if k not in ("bw", "delay", "jitter", "loss", "max_queue_size", "queue_bytes", "small_first", "shaper"):
+            raise ValueError("link option %r: unknown (bw, delay, jitter, loss, max_queue_size, queue_bytes, "
+                             "small_first, shaper)" % k)
         if k == "shaper":
             if v.lower() not in SHAPERS:
                 raise ValueError("link option shaper=%s: %s" % (v, " or ".join(SHAPERS)))
@@ -182,6 +199,10 @@ def parse_override(text, base):
             out[k] = int(v)
             if out[k] < 1:
                 raise ValueError("link option max_queue_size=%s: at least 1 packet" % v)
+        elif k == "queue_bytes":
+            out[k] = int(v)
+            if not QUEUE_BYTES_MIN <= out[k] <= QUEUE_BYTES_MAX:
+                raise ValueError("link option queue_bytes=%s: %d..%d bytes" % (v, QUEUE_BYTES_MIN, QUEUE_BYTES_MAX))
         else:
             out[k] = v
     if out.get("shaper") == "tbf" and (out.get("small_first") or out.get("delay") or out.get("jitter")

@@ -7,7 +7,10 @@ topology and its baseline with `Experiment.testbed`, drives traffic with
 fidelity verdict. Everything else lives here:
 
   experiment.py  options, lock, progress, results folder, summary and fidelity
-  samplers.py    the box's CPU and every link's byte counters, sampled
+  repeat.py      repeated runs: intervals over runs, the summary of them all
+  samplers.py    the box's CPU, every link's byte counters, every switch
+                 port's queue, sampled
+  tcpstats.py    what TCP did in the servers: counters, ss snapshots, drops
   traffic.py     iperf3 flows (JSON) and dcn-relay transfers
   agentctl.py    dcn-ctl over the agents' control sockets, path timelines
   plots.py       matplotlib figures in the papers' style

@@ -19,21 +19,26 @@ import time
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, REPO)
 
-from orchestrator import linkclass, state  # noqa: E402
+from orchestrator import linkclass, netops, state  # noqa: E402
 from orchestrator.agents import DEFAULT_KERNEL_RELAY, KERNEL_RELAY_MODES, kernel_relay_args  # noqa: E402
 from orchestrator.errors import OneLineParser  # noqa: E402
 from orchestrator.testbed import SWITCH_KINDS, Testbed, TestbedError  # noqa: E402
 
+from . import repeat  # noqa: E402
 from .samplers import CpuSampler, LinkSampler, QueueSampler  # noqa: E402
+from .tcpstats import SsSampler, TcpCounters, diff_qdisc, qdisc_totals  # noqa: E402
 
 RESULTS = os.path.join(REPO, "results")
 CPU_LIMIT = 0.90          # a run above this is not a result
+RUNS_DEFAULT = 5          # valid runs of a paper's figure (repeat.py)
 SATURATION_TOLERANCE = 0.05
+OVER_RATE_LIMIT = 1.01    # a link carrying more than this of its rate is not the papers' link
 BUSY_CHECK_MIN_S = 5.0  # seconds of backlogged periods a link needs before its invariant can pass it
 PAPER_LINK_MBPS = 1000.0  # the papers' testbeds: GbE server links
 PAPER_HELLO_MS = 1000     # the papers' timers: 1 s hellos, 3 misses
 FAST_HELLO_MS = 50        # the fast setting, as BFD's common 50 ms x 3: dead after 3 x 50 + 50 / 4 = 162 ms
 CAPACITY_SUMMARY = os.path.join(RESULTS, "capacity", "summary.json")
+SS_MAX_HOSTS = 64         # ss snapshots (one nsenter per host per period) only on small networks
 FALLBACK_CHOICE = {"switch": "lxbr", "mtu": 9000, "link_mbps": 20, "light_switch": "lxbr"}
 
 
@@ -42,13 +47,52 @@ FALLBACK_CHOICE = {"switch": "lxbr", "mtu": 9000, "link_mbps": 20, "light_switch
 # suffix are the agent's own data path, the default until the kernel's became it)
 KERNEL_FOLDER_SUFFIX = {"off": "", "on": "-kernel-relay", "full": "-kernel-full"}
 
+TCP_CC = ("reno", "cubic", "bbr")
+KERNEL_RTO_MIN_MS = 200.0   # Linux's TCP_RTO_MIN, which the papers' servers had at 1 Gb/s too
+PAPER_QUEUE_BYTES = 131072  # a DGS-1008D port's share of its buffer: docs/switches.md
+
+
+def tcp_rto_min_ms(timers, link_mbps):
+    """The servers' minimum RTO: the kernel's, or scaled with the link rate
+    (time dilation: as many packet times as at the papers' 1 Gb/s), at most
+    the kernel's 120 s maximum RTO."""
+    if timers == "kernel":
+        return KERNEL_RTO_MIN_MS
+    return round(min(120000.0, KERNEL_RTO_MIN_MS * PAPER_LINK_MBPS / link_mbps), 1)
+
+
 class ExperimentError(RuntimeError):
     pass
+
+
+def check_tcp_settings(pid, a):
+    """The TCP settings read back from a server's namespace: a kernel that
+    ignored one would make every figure of the run something else."""
+    with netops.in_netns(pid):
+        with open("/proc/sys/net/ipv4/tcp_congestion_control") as f:
+            cc = f.read().strip()
+        with open("/proc/sys/net/ipv4/tcp_rto_min_us") as f:
+            rto_us = int(f.read())
+    if cc != a.tcp_cc or rto_us != int(a.tcp_rto_min_ms * 1000):
+        raise ExperimentError("the servers' TCP did not take the settings: congestion control %s (wanted %s), "
+                              "minimum RTO %d us (wanted %d)" % (cc, a.tcp_cc, rto_us, int(a.tcp_rto_min_ms * 1000)))
 
 
 class BringUpError(ExperimentError):
     """A network of the experiment did not come up (Testbed.start failed);
     everything it had built is already torn down."""
+
+
+def switch_port_dirs(wiring):
+    """{link direction "A>B": the switch port whose egress shapes it}, for
+    every direction that leaves a switch (the root namespace's ends)."""
+    out = {}
+    for l in wiring.links:
+        if not wiring.is_server(l["a"]):
+            out["%s>%s" % (l["a"], l["b"])] = l["a_if"]
+        if not wiring.is_server(l["b"]):
+            out["%s>%s" % (l["b"], l["a"])] = l["b_if"]
+    return out
 
 
 def git_commit():
@@ -89,10 +133,13 @@ class Net:
 
     def __init__(self, ex, label, tb, cpu, links, queues=None):
         self.ex, self.label, self.tb, self.cpu, self.links = ex, label, tb, cpu, links
-        self.queues = queues    # QueueSampler of the uplinks' switch ports (tree baselines), or None
+        self.queues = queues    # QueueSampler of every switch port, or None
         self.t0 = time.time()
         self.windows = []       # (t0, t1) of traffic, for the CPU verdict
         self.saturation = []    # link checks
+        self.tcp = None         # what TCP did in the servers (TcpCounters.diff), set at teardown
+        self.qdisc = None       # drops and overlimits of every qdisc, set at teardown
+        self.ss = None          # SsSampler.summary(), set at teardown
 
     def name(self, server_id):
         """The host name of server `server_id` (the library's numbering)."""
@@ -107,18 +154,23 @@ class Net:
         up = [l for l in self.tb.wiring.links if l["kind"] == "switch-switch"]
         return ["%s>%s" % (l["a"], l["b"]) for l in up] + ["%s>%s" % (l["b"], l["a"]) for l in up]
 
-    def expect_saturated(self, dirs, t0, t1):
+    def expect_saturated(self, dirs, t0, t1, offered=None):
         """The pattern should fill these link directions ("A>B") from t0 to
         t1: each must carry within 5 % of its configured rate, or, where its
         queue is sampled, within 5 % of it in every stretch that began with
         enough data queued to keep it busy (at least BUSY_CHECK_MIN_S of
         them): the link then sent whenever it had data, so a shortfall came
-        from the traffic (its queue ran short), not from the emulator."""
+        from the traffic (its queue ran short), not from the emulator.
+        offered: the pattern's demand on these links over their rate; above
+        1 the traffic cannot run short, so that excuse is not taken."""
         util = self.links.utilisation(t0, t1)
         for d in dirs:
             u = util.get(d)
             c = {"run": self.label, "link": d, "utilisation": None if u is None else round(u, 4),
-                 "ok": u is not None and abs(u - 1.0) <= SATURATION_TOLERANCE}
+                 "ok": u is not None and abs(u - 1.0) <= SATURATION_TOLERANCE, "offered": offered}
+            if offered is not None and offered > 1:
+                self.saturation.append(c)
+                continue
             if self.queues is not None and d in self.queues.devs and self.links.capacity.get(d):
                 c["busy_s"], c["utilisation_when_busy"] = self.queues.busy(d, self.links.capacity[d], t0, t1)
                 c["window_s"] = round(t1 - t0, 2)
@@ -126,6 +178,29 @@ class Net:
                         c["utilisation_when_busy"] >= 1.0 - SATURATION_TOLERANCE:
                     c["ok"], c["short_of_traffic"] = True, True
             self.saturation.append(c)
+
+    def check_line_rate(self, t0, t1):
+        """The emulator's own invariants on every sampled link direction
+        (all switch ports), whatever the pattern: a link never carries more
+        than OVER_RATE_LIMIT of its rate, and one that began periods with
+        data queued (BUSY_CHECK_MIN_S of them) sent at its rate through
+        them (within SATURATION_TOLERANCE)."""
+        util = self.links.utilisation(t0, t1)
+        for d, u in sorted(util.items()):
+            if u is not None and u > OVER_RATE_LIMIT:
+                self.saturation.append({"run": self.label, "link": d, "check": "over_rate",
+                                        "utilisation": round(u, 4), "ok": False})
+        if self.queues is None:
+            return
+        for d in sorted(self.queues.devs):
+            cap = self.links.capacity.get(d)
+            if not cap:
+                continue
+            busy_s, when_busy = self.queues.busy(d, cap, t0, t1)
+            if busy_s >= BUSY_CHECK_MIN_S and not (
+                    1.0 - SATURATION_TOLERANCE <= when_busy <= OVER_RATE_LIMIT):
+                self.saturation.append({"run": self.label, "link": d, "check": "line_rate_when_backlogged",
+                                        "utilisation": when_busy, "busy_s": busy_s, "ok": False})
 
     def report(self):
         wins = self.windows or [(self.t0, time.time())]
@@ -142,16 +217,21 @@ class Net:
         return {"spec": self.tb.wiring.spec, "cpu_busy_max": max(cpu_max) if cpu_max else None,
                 "cpu_busy_mean": round(sum(cpu_mean) / len(cpu_mean), 4) if cpu_mean else None,
                 "cpu_busy_max_incl_nice": max(cpu_nice) if cpu_nice else None,
-                "link_utilisation": util, "saturation_checks": self.saturation}
+                "link_utilisation": util, "saturation_checks": self.saturation,
+                "tcp": self.tcp, "qdisc": self.qdisc, "ss": self.ss,
+                "agent_args": self.tb.agent_args if self.tb.agent_mode else None}
 
 
 class Experiment:
-    def __init__(self, name, description, light=False, small_first=False):
+    def __init__(self, name, description, light=False, repeat=True):
         """light: the experiment opens a few connections only, so it runs on
         the capacity table's choice for light patterns (OVS where it
-        carries them). small_first: the default of --small-first (on for
-        the all-to-all patterns, whose links carry tens of connections each)."""
+        carries them). repeat: a figure of a paper, measured --runs times
+        (each run the structure, then its baseline) and summarized with
+        intervals (repeat.py); a measurement of the box (capacity, soak)
+        runs once."""
         self.name = name
+        self.repeat = repeat
         self.ap = OneLineParser(prog="experiments/" + name, description=description,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
         ch = default_choice()
@@ -162,13 +242,25 @@ class Experiment:
         g.add_argument("--mtu", type=int, default=ch["mtu"], help="link MTU (default %(default)s, the papers' 9 KB)")
         g.add_argument("--link-mbps", type=float, default=ch["link_mbps"],
                        help="server link rate, Mb/s (default %(default)s; the papers: 1000)")
+        g.add_argument("--queue-bytes", type=int, default=PAPER_QUEUE_BYTES,
+                       help="every link's FIFO, in bytes (a bfifo under the shaper), as the papers' switch "
+                            "ports buffered (default %(default)s; docs/switches.md); 0: the kernel's pfifo of "
+                            "1000 packets")
         g.add_argument("--queue-pkts", type=int, default=None,
-                       help="every link's queue, in packets (a pfifo under the shaper; default: the "
-                            "kernel's 1000). The papers' mini-switches had small buffers")
-        g.add_argument("--small-first", choices=("on", "off"), default="on" if small_first else "off",
+                       help="every link's FIFO in packets instead (a pfifo; overrides --queue-bytes)")
+        g.add_argument("--tcp-cc", choices=TCP_CC, default="reno",
+                       help="the servers' TCP congestion control, set in every server's namespace, whatever the "
+                            "machine's default (default %(default)s: NewReno with SACK, as the papers' Windows "
+                            "Server 2003; docs/fidelity.md)")
+        g.add_argument("--tcp-timers", choices=("kernel", "scaled"), default="kernel",
+                       help="kernel: the servers' minimum TCP RTO is Linux's 200 ms, and the RTO follows the RTTs, "
+                            "which grow as the rates shrink; scaled: 200 ms x 1000 / link-mbps, so a timeout lasts "
+                            "as many packet times as the floor at the papers' 1 Gb/s (time dilation; for ablation) "
+                            "(default %(default)s; docs/fidelity.md)")
+        g.add_argument("--small-first", choices=("on", "off"), default="off",
                        help="frames under %d bytes (TCP ACKs, the agents' control packets) ahead of the data "
-                            "in every shaped link (default %%(default)s; docs/experiments.md, "
-                            "'Small frames first')" % linkclass.SMALL_BYTES)
+                            "in every shaped link: a priority the papers' FIFO switches did not have, for "
+                            "ablation only (default %%(default)s; docs/fidelity.md)" % linkclass.SMALL_BYTES)
         g.add_argument("--hello-ms", type=int, default=PAPER_HELLO_MS,
                        help="agent hello period (default %(default)s, the papers')")
         g.add_argument("--fast-hello-ms", type=int, default=FAST_HELLO_MS,
@@ -182,7 +274,18 @@ class Experiment:
                        help="the agents send, relay and deliver plain data frames in the kernel (full, the "
                             "default), only relay them there (on), or handle every frame themselves (off): "
                             "dcn-agent --kernel-relay. Each mode writes its own folders")
-        g.add_argument("--seed", type=int, default=1)
+        g.add_argument("--seed", type=int, default=1,
+                       help="seed of the first run, passed to every agent (--seed) and to the traffic's random "
+                            "choices; run i uses seed + i - 1 (default %(default)s)")
+        if repeat:
+            g.add_argument("--runs", type=int, default=None,
+                           help="valid runs wanted, each the structure then its baseline; invalid runs are kept "
+                                "in raw/ and replaced, up to twice as many runs in all (default %d, --tiny 1)"
+                                % RUNS_DEFAULT)
+        g.add_argument("--ss-every", type=float, default=5.0,
+                       help="seconds between `ss -tin` snapshots of every server's connections (RTO, RTT, cwnd, "
+                            "retransmissions) into raw/, on networks of up to %d servers; 0: none "
+                            "(default %%(default)s)" % SS_MAX_HOSTS)
         g.add_argument("--build-dir", default=os.path.join(REPO, "build"))
         g.add_argument("--out", default=None,
                        help="results folder (default results/%s%s: each --kernel-relay mode has its own, "
@@ -191,20 +294,37 @@ class Experiment:
         g.add_argument("--tiny", action="store_true",
                        help="a seconds-long run for the test suite (size-scale at most 0.01)")
         self.a = None
-        self.t_start = time.time()
+        self.t_start = self.t_run = time.time()
+        self.run_index = 0        # 0-based; run i's files go to raw/run-(i+1)/ when repeated
+        self.run_summaries = []
+        self.run_dir = None
         self._lock = None
         self.nets = []
         self.files = {}
 
+    # a repeated run's body declares its options again: after parse() that is a no-op
     def add_argument(self, *args, **kw):
-        return self.ap.add_argument(*args, **kw)
+        return None if self.a is not None else self.ap.add_argument(*args, **kw)
 
     def set_defaults(self, **kw):
-        self.ap.set_defaults(**kw)
+        if self.a is None:
+            self.ap.set_defaults(**kw)
 
     # --------------------------------------------------------------- setup
     def parse(self, argv=None):
+        """The options, checked; on the first call also the lock and the
+        results folder. A repeated run's body calls it again: it then
+        returns the same options, with that run's seed."""
+        if self.a is not None:
+            return self.a
         a = self.ap.parse_args(argv)
+        if self.repeat:
+            if a.runs is None:
+                a.runs = 1 if a.tiny else RUNS_DEFAULT
+            if not 1 <= a.runs <= 50:
+                self.ap.error("--runs must be 1..50")
+        else:
+            a.runs = 1
         if not 576 <= a.mtu <= 9000:
             self.ap.error("--mtu must be 576..9000")
         if not 1 <= a.link_mbps <= 10000:
@@ -215,6 +335,11 @@ class Experiment:
             self.ap.error("--hello-ms and --fast-hello-ms must be >= 10")
         if a.queue_pkts is not None and not 1 <= a.queue_pkts <= 100000:
             self.ap.error("--queue-pkts must be 1..100000")
+        if a.queue_bytes and not linkclass.QUEUE_BYTES_MIN <= a.queue_bytes <= linkclass.QUEUE_BYTES_MAX:
+            self.ap.error("--queue-bytes must be 0 or %d..%d" % (linkclass.QUEUE_BYTES_MIN, linkclass.QUEUE_BYTES_MAX))
+        if a.queue_pkts is not None or not a.queue_bytes:
+            a.queue_bytes = None
+        a.tcp_rto_min_ms = tcp_rto_min_ms(a.tcp_timers, a.link_mbps)
         if a.tiny:
             a.size_scale = min(a.size_scale, 0.01)
         self._check_values(a)
@@ -246,15 +371,21 @@ class Experiment:
                 self.fail("control socket %s is occupied (%s); stop that agent or remove the file "
                           "(make clean-testbed if a killed run left it)" % (path, why))
         shutil.rmtree(self.work, ignore_errors=True)
+        self.base_seed = a.seed
+        self.run_dir = os.path.join(self.work, "raw", "run-01") if self.repeat else self.work
         try:
-            os.makedirs(os.path.join(self.work, "raw"))
+            os.makedirs(os.path.join(self.run_dir, "raw"))
         except OSError as e:
             self.fail("--out %s: cannot create %s: %s" % (self.out, self.work, e.strerror))
-        self.log("%s: switch %s, MTU %d, server links %g Mb/s, queues %s%s, hello %d ms, size scale %g, seed %d" % (
+        self.log("%s: switch %s, MTU %d, server links %g Mb/s, FIFO queues of %s, TCP %s, minimum RTO %g ms%s, hello %d ms, "
+                 "size scale %g, seed %d" % (
             self.name, a.switch, a.mtu, a.link_mbps,
-            "%d packets" % a.queue_pkts if a.queue_pkts else "the kernel's (1000 packets)",
+            "%d bytes" % a.queue_bytes if a.queue_bytes else "%d packets" % a.queue_pkts if a.queue_pkts
+            else "the kernel's 1000 packets", a.tcp_cc, a.tcp_rto_min_ms,
             ", small frames first" if a.small_first == "on" else "",
             a.hello_ms, a.size_scale, a.seed))
+        if self.repeat:
+            self.log("%d valid runs wanted, each the structure then its baseline; run 1 (seed %d)" % (a.runs, a.seed))
         return a
 
     def fail(self, msg):
@@ -348,12 +479,14 @@ class Experiment:
         example ["--mdcube-routing", "source"]; see agent_accepts())."""
         a = self.a
         server = dict(linkclass.DEFAULT_SERVER, bw=link_mbps or a.link_mbps, max_queue_size=a.queue_pkts,
-                      small_first=a.small_first == "on")
+                      queue_bytes=a.queue_bytes, small_first=a.small_first == "on")
         tb = Testbed(a.build_dir, spec, switch=switch or a.switch, server_link=server, mtu=mtu or a.mtu,
                      hello_ms=hello_ms or a.hello_ms, agent=agent,
-                     agent_args=list(agent_args or ()) + list(kernel_relay_args(a.kernel_relay)),
+                     agent_args=list(agent_args or ()) + list(kernel_relay_args(a.kernel_relay)) +
+                     ["--seed", str(a.seed)],
                      log=lambda m: self.log("  " + m.replace("*** ", "")))
-        cpu = links = queues = None
+        cpu = links = queues = ss = net = None
+        tcp0 = q0 = None
         try:
             self.log("%s: bringing up %s" % (label, spec))
             try:
@@ -361,34 +494,50 @@ class Experiment:
             except TestbedError as e:
                 raise BringUpError("%s: %s" % (label, e)) from None
             cpu = CpuSampler(0.5)
-            if tb.wiring.family == "tree":  # its uplinks are checked (expect_saturated): sample their queues
-                up = [l for l in tb.wiring.links if l["kind"] == "switch-switch"]
-                queues = QueueSampler({**{"%s>%s" % (l["a"], l["b"]): l["a_if"] for l in up},
-                                       **{"%s>%s" % (l["b"], l["a"]): l["b_if"] for l in up}})
+            # every switch port's queue (one `tc` per period for all): the
+            # line-rate checks of every link and the tree's saturation check
+            queues = QueueSampler(switch_port_dirs(tb.wiring))
             links = LinkSampler(tb.wiring, lambda l: linkclass.params_for(
                 tb.wiring.family, l["kind"], tb.server_link, tb.highspeed_link).get("bw"), link_period,
                 host_pid=lambda n: tb.hosts[n].pid)
+            pids = {n: h.pid for n, h in tb.hosts.items()}
+            for pid in pids.values():
+                netops.write_sysctls([("/proc/sys/net/ipv4/tcp_rto_min_us", str(int(a.tcp_rto_min_ms * 1000))),
+                                      ("/proc/sys/net/ipv4/tcp_congestion_control", a.tcp_cc)], pid)
+                check_tcp_settings(pid, a)
+            counters = TcpCounters(pids)
+            tcp0, q0 = counters.snapshot(), qdisc_totals(pids)
+            if a.ss_every and len(pids) <= SS_MAX_HOSTS:
+                ss = SsSampler(pids, a.ss_every)
             cpu.start()
             links.start()
-            if queues:
-                queues.start()
+            for s in (queues, ss):
+                if s:
+                    s.start()
             net = Net(self, label, tb, cpu, links, queues)
             self.nets.append(net)
             yield net
         finally:
-            for s in (cpu, links, queues):
+            for s in (cpu, links, queues, ss):
                 if s:
                     s.stop()
+            if net is not None and tcp0 is not None:
+                net.tcp = counters.diff(tcp0, counters.snapshot())
+                net.qdisc = diff_qdisc(q0, qdisc_totals(pids))
+                net.ss = ss.summary() if ss else None
             tb.stop()
         self.write_csv("%s_links.csv" % label, links.timeline_rows())
         if queues:
             self.write_csv("%s_queues.csv" % label, queues.timeline_rows())
+        if ss:
+            self.write_csv("raw/%s_ss.csv" % label, ss.csv_rows())
         self.write_csv("%s_cpu.csv" % label, [["unix_time", "busy", "busy_incl_nice"]] +
                        [["%.3f" % t, "%.4f" % v[0], "%.4f" % v[1]] for t, v in cpu.samples])
 
     # -------------------------------------------------------------- output
     def path(self, name):
-        return os.path.join(self.work, name)
+        """Where this run writes `name` (raw/run-NN/ of a repeated experiment)."""
+        return os.path.join(self.run_dir or self.work, name)
 
     def write_json(self, name, obj):
         with open(self.path(name), "w") as f:
@@ -412,6 +561,9 @@ class Experiment:
         """Writes summary.json with the fidelity verdict and moves the results
         into place. Returns the exit status: 0 valid, 3 invalid."""
         a = self.a
+        for n in self.nets:   # the emulator's invariants over each network's (first) traffic window
+            for w0, w1 in n.windows[:1]:
+                n.check_line_rate(w0, w1)
         runs = {n.label: n.report() for n in self.nets}
         judged = reasons is None  # a measurement of the box's limits passes its own reasons
         reasons = [] if judged else list(reasons)
@@ -422,10 +574,18 @@ class Experiment:
             reasons.append("%d flows failed to finish" % flows_failed)
         for r in runs.values() if judged else ():
             for c in r["saturation_checks"]:
-                if not c["ok"]:
+                if c["ok"]:
+                    continue
+                u = "?" if c["utilisation"] is None else "%.3f" % c["utilisation"]
+                if c.get("check") == "over_rate":
+                    reasons.append("%s: link %s carried %s of its rate (at most %.2f)" % (
+                        c["run"], c["link"], u, OVER_RATE_LIMIT))
+                elif c.get("check") == "line_rate_when_backlogged":
+                    reasons.append("%s: link %s sent %s of its rate while data waited in its queue (%.1f s)" % (
+                        c["run"], c["link"], u, c["busy_s"]))
+                else:
                     reasons.append("%s: link %s carried %s of its rate (expected 1 +- %.2f)" % (
-                        c["run"], c["link"], "?" if c["utilisation"] is None else "%.3f" % c["utilisation"],
-                        SATURATION_TOLERANCE))
+                        c["run"], c["link"], u, SATURATION_TOLERANCE))
         summary = {
             "experiment": self.name,
             "valid": not reasons,
@@ -439,12 +599,16 @@ class Experiment:
             "link_mbps": a.link_mbps,
             "mtu": a.mtu,
             "queue_pkts": a.queue_pkts,
-            "small_frames_first": a.small_first == "on",
+            "queue_bytes": a.queue_bytes,
+            "small_first": a.small_first == "on",
+            "tcp_timers": a.tcp_timers,
+            "tcp_cc": a.tcp_cc,
+            "tcp_rto_min_ms": a.tcp_rto_min_ms,
             "hello_ms": a.hello_ms,
             # absent: off, as before the option; true: on (as the first runs with it recorded it); "full"
             **({"kernel_relay": {"on": True, "full": "full"}[a.kernel_relay]} if a.kernel_relay != "off" else {}),
             "size_scale": a.size_scale,
-            "duration_s": round(time.time() - self.t_start, 1),
+            "duration_s": round(time.time() - self.t_run, 1),
             "seed": a.seed,
             "cpu_busy_max": round(cpu_max, 4),
             "cpu_busy_max_incl_nice": max([r["cpu_busy_max_incl_nice"] for r in runs.values()
@@ -460,12 +624,64 @@ class Experiment:
         if headline:  # one line each for results/README.md: {"measured": "...", "paper": "..."}
             summary["headline"] = headline
         self.write_json("summary.json", summary)
-        if os.path.isdir(self.out):
-            shutil.rmtree(self.out)
-        os.rename(self.work, self.out)
+        if self.repeat:
+            self.run_summaries.append(summary)
+            self.log("%s run %d (seed %d): %s, ratio %s" % (
+                self.name, self.run_index + 1, a.seed, "valid" if not reasons else "NOT VALID: " + "; ".join(reasons),
+                ratio_measured))
+            return 0 if not reasons else 3
+        self._move_into_place()
         self.log("%s: %s; results in %s" % (self.name, "VALID" if not reasons else "NOT VALID: " + "; ".join(reasons),
                                             os.path.relpath(self.out, os.getcwd())))
         return 0 if not reasons else 3
+
+    def _move_into_place(self):
+        if os.path.isdir(self.out):
+            shutil.rmtree(self.out)
+        os.rename(self.work, self.out)
+
+    def _more_runs(self):
+        """Whether another run is due: fewer valid runs than --runs, and
+        fewer than twice --runs in all."""
+        valid = sum(1 for r in self.run_summaries if r["valid"])
+        return valid < self.a.runs and len(self.run_summaries) < 2 * self.a.runs
+
+    def _next_run(self):
+        self.run_index += 1
+        self.a.seed = self.base_seed + self.run_index
+        self.nets = []
+        self.t_run = time.time()
+        self.run_dir = os.path.join(self.work, "raw", "run-%02d" % (self.run_index + 1))
+        os.makedirs(os.path.join(self.run_dir, "raw"))
+        valid = sum(1 for r in self.run_summaries if r["valid"])
+        self.log("run %d (seed %d); %d of %d valid runs so far" % (self.run_index + 1, self.a.seed, valid, self.a.runs))
+
+    def _finish_runs(self):
+        """The experiment's summary over its runs (repeat.combine), with the
+        plots of the median run and runs.png; moved into place."""
+        from . import plots
+        runs = self.run_summaries
+        summary = repeat.combine(runs, self.a.runs)
+        summary["duration_s"] = round(time.time() - self.t_start, 1)
+        summary["date_utc"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        summary["seed"] = self.base_seed
+        med = repeat.median_run(runs)
+        summary["plots_from_run"] = med + 1
+        src = os.path.join(self.work, "raw", "run-%02d" % (med + 1))
+        for f in sorted(os.listdir(src)):
+            if f.endswith(".png"):
+                shutil.copy(os.path.join(src, f), os.path.join(self.work, f))
+        if any(isinstance(r.get("ratio_measured"), (int, float)) for r in runs):
+            plots.runs(os.path.join(self.work, "runs.png"), "%s: every run" % self.name, summary)
+        self.run_dir = self.work
+        self.write_json("summary.json", summary)
+        self._move_into_place()
+        ci = summary["ratio_ci95"]
+        self.log("%s: %s; ratio %s (95 %% CI %s, min-max %s-%s) over %d valid runs, %d invalid; results in %s" % (
+            self.name, "VALID" if summary["valid"] else "NOT VALID: " + "; ".join(summary["invalid_reasons"]),
+            summary["ratio_mean"], "-" if ci is None else "%s-%s" % tuple(ci), summary["ratio_min"],
+            summary["ratio_max"], summary["runs_n"], summary["runs_invalid"], os.path.relpath(self.out, os.getcwd())))
+        return 0 if summary["valid"] else 3
 
     def _drop_empty_work(self):
         """A run that failed before writing any file leaves no .partial folder."""
@@ -482,7 +698,13 @@ class Experiment:
         for s in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
             signal.signal(s, on_signal)
         try:
-            return body(self)
+            rc = body(self)
+            if not self.repeat or self.a is None or not self.run_summaries:
+                return rc
+            while self._more_runs():
+                self._next_run()
+                body(self)
+            return self._finish_runs()
         except ExperimentError as e:
             self.log("error: %s" % e)
             self._drop_empty_work()

@@ -24,15 +24,19 @@ def bar_label(v):
     return "%.2f" % v if abs(v) < 10 else "%.1f" % v if abs(v) < 100 else "%.0f" % v
 
 
-def bars(path, title, groups, series, ylabel, note=None):
+def bars(path, title, groups, series, ylabel, note=None, errors=None):
     """Grouped bars, each labelled with its value (bar_label). groups: labels
-    on the x axis; series: [(label, [values], style)]."""
+    on the x axis; series: [(label, [values], style)]; errors: {series label:
+    [[low, high] or None per group]}, drawn as error bars."""
     fig, ax = plt.subplots(figsize=(6.4, 3.8))
     n = len(series)
     width = 0.8 / max(1, n)
     for i, (label, vals, style) in enumerate(series):
         xs = [g + (i - (n - 1) / 2) * width for g in range(len(groups))]
         ax.bar(xs, [v if v is not None else 0 for v in vals], width, label=label, **(style or {}))
+        for x, v, e in zip(xs, vals, (errors or {}).get(label) or [None] * len(vals)):
+            if e and v is not None:
+                ax.errorbar([x], [v], yerr=[[v - e[0]], [e[1] - v]], color="k", capsize=3, lw=1)
         for x, v in zip(xs, vals):
             if v is not None:
                 ax.text(x, v, bar_label(v), ha="center", va="bottom", fontsize=7)
@@ -58,3 +62,33 @@ def timeline(path, title, curves, ylabel, events=(), note=None, xlabel="time (s)
     ax.set_ylim(bottom=0)
     ax.grid(alpha=0.3)
     _finish(fig, ax, path, note)
+
+
+def runs(path, title, summary):
+    """Every run's ratio (valid: dots, invalid: crosses), their mean with its
+    95 % interval (a band), and the paper's ratio (a dashed line)."""
+    fig, ax = plt.subplots(figsize=(6.4, 3.2))
+    table = summary.get("run_table") or []
+    for r in table:
+        v = r.get("ratio_measured")
+        if isinstance(v, (int, float)):
+            ax.plot([r["run"]], [v], "o" if r["valid"] else "x", color="C0" if r["valid"] else "C3",
+                    label=None)
+    n = len(table)
+    if summary.get("ratio_mean") is not None:
+        ax.axhline(summary["ratio_mean"], color="C0", lw=1, label="mean of %d valid runs" % summary["runs_n"])
+    if summary.get("ratio_ci95"):
+        lo, hi = summary["ratio_ci95"]
+        ax.axhspan(lo, hi, color="C0", alpha=0.15, label="95 % interval of the mean")
+    if summary.get("ratio_paper"):
+        ax.axhline(summary["ratio_paper"], color="0.4", ls="--", lw=1, label="paper")
+    if any(not r["valid"] for r in table):
+        ax.plot([], [], "x", color="C3", label="invalid run (raw/)")
+    ax.set_xlim(0.5, max(1, n) + 0.5)
+    ax.set_xticks(range(1, n + 1))
+    ax.set_xlabel("run (seed %s + run - 1)" % summary.get("seed"))
+    ax.set_ylabel("speed-up over the tree (x)")
+    ax.set_ylim(bottom=0)
+    ax.set_title(title, fontsize=10)
+    ax.grid(alpha=0.3)
+    _finish(fig, ax, path, None)

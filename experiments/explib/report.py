@@ -38,6 +38,16 @@ def _headline(d, key):
     return "; ".join("%s %s" % (k, _fmt(v)) for k, v in items) or "—"
 
 
+def _ratio(d):
+    """The measured ratio; over repeated runs its mean, 95 % interval and run count."""
+    r = _fmt(d.get("ratio_measured"))
+    if d.get("ratio_ci95"):
+        r += " (95 %% CI %s-%s, %d runs)" % (_fmt(d["ratio_ci95"][0]), _fmt(d["ratio_ci95"][1]), d["runs_n"])
+    elif d.get("runs_n") is not None:
+        r += " (%d run%s)" % (d["runs_n"], "" if d["runs_n"] == 1 else "s")
+    return r
+
+
 def rows():
     out = []
     for path in sorted(glob.glob(os.path.join(RESULTS, "*", "summary.json"))):
@@ -57,7 +67,7 @@ def rows():
         valid = d.get("valid")
         out.append("| [%s](%s/summary.json) | %s | %s | %s | %s | %s | %s | %s |" % (
             folder if d.get("kernel_relay") else d.get("experiment", folder), folder, {True: "yes", False: "**no**"}.get(valid, "—"),
-            _headline(d, "measured"), _headline(d, "paper"), _fmt(d.get("ratio_measured")),
+            _headline(d, "measured"), _headline(d, "paper"), _ratio(d),
             _fmt(d.get("ratio_paper")), emu, plots))
     return out
 
@@ -100,6 +110,7 @@ def ratio_summary(name, title, patterns, extra_fields=(), suffix=""):
             continue
         row = {"pattern": label, "experiment": exp, "valid": d.get("valid"),
                "ratio_measured": d.get("ratio_measured"), "ratio_paper": d.get("ratio_paper"),
+               "ratio_ci95": d.get("ratio_ci95"), "runs_n": d.get("runs_n"),
                "within_15pct": None if not d.get("ratio_measured") or not d.get("ratio_paper") else
                abs(d["ratio_measured"] / d["ratio_paper"] - 1) <= 0.15,
                "link_mbps": d.get("link_mbps"), "switch": d.get("switch"), "git_commit": d.get("git_commit")}
@@ -110,7 +121,8 @@ def ratio_summary(name, title, patterns, extra_fields=(), suffix=""):
     plots.bars(os.path.join(out, "fig10.png"), title, [r["pattern"] for r in rows],
                [("measured", [r["ratio_measured"] for r in rows], {"color": "C0"}),
                 ("paper", [r["ratio_paper"] for r in rows], plots.PAPER_STYLE)],
-               "speed-up over the tree (x)")
+               "speed-up over the tree (x)", errors={"measured": [r["ratio_ci95"] for r in rows]},
+               note="measured: mean over runs, with its 95 % interval where the pattern was run several times")
     summary = {"experiment": name, "valid": all(r["valid"] for r in rows) and not missing,
                "measured": {r["pattern"]: r["ratio_measured"] for r in rows},
                "paper": {r["pattern"]: r["ratio_paper"] for r in rows}, "rows": rows, "missing": missing,

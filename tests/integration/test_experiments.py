@@ -40,8 +40,8 @@ def test_one_to_one_tiny(tmp_path):
     s, out, log = run_tiny("bcube-one-to-one", tmp_path)
     assert "flows failed" not in " ".join(s["invalid_reasons"]), log[-2000:]
     assert s["measured"]["on_parallel_paths_P1_P2"] is not None
-    assert (out / "timeline.png").exists() and (out / "timeline.csv").exists()
-    assert any(p.name.startswith("tree_") for p in (out / "raw").iterdir())
+    assert (out / "timeline.png").exists() and (out / "raw" / "run-01" / "timeline.csv").exists()
+    assert any(p.name.startswith("tree_") for p in (out / "raw" / "run-01" / "raw").iterdir())
 
 
 def test_one_to_several_tiny(tmp_path):
@@ -77,7 +77,32 @@ def test_mdcube_c2c_tiny(tmp_path):
     assert s["measured"]["ratio_assigned_paths_equal_share_bound"] == 4.0   # Theorem 4's jumps, one block each
     assert s["paper"]["ratio_random_jumps"] == 2.1 and s["mdcube_routing"]
     assert (out / "aggregate.png").exists() and (out / "ratios.png").exists()
-    assert any(p.name.startswith("tree_") for p in (out / "raw").iterdir())
+    assert any(p.name.startswith("tree_") for p in (out / "raw" / "run-01" / "raw").iterdir())
+
+
+def test_all_to_all_tiny_repeated(tmp_path):
+    """The all-to-all with the default, faithful emulation (FIFO queues in
+    bytes, no small frames first, NewReno), twice: the runs
+    alternate BCube and the tree with their own seeds (passed to the
+    agents), and the summary carries the interval over them."""
+    s, out, log = run_tiny("bcube-all-to-all", tmp_path, "--runs", "2", "--seed", "7")
+    assert "flows failed" not in " ".join(s["invalid_reasons"]), log[-2000:]
+    assert s["small_first"] is False and s["queue_bytes"] == 131072 and s["tcp_rto_min_ms"] == 200.0
+    assert s["tcp_cc"] == "reno"
+    assert s["runs_wanted"] == 2 and s["runs_n"] + s["runs_invalid"] == len(s["run_table"]) >= 2
+    assert [r["seed"] for r in s["run_table"]][:2] == [7, 8]
+    for r in s["run_table"]:
+        run = json.loads((out / r["folder"] / "summary.json").read_text())
+        assert run["seed"] == r["seed"] and run["runs"]["tree"]["tcp"]["OutSegs"] > 0
+        args = run["runs"]["bcube"]["agent_args"]
+        assert args[args.index("--seed") + 1] == str(r["seed"]), args
+        assert run["runs"]["tree"]["agent_args"] is None
+        assert run["runs"]["bcube"]["qdisc"]["switch_ports"]["packets"] > 0
+    assert log.index("bcube: bringing up") < log.index("tree: bringing up") < log.rindex("bcube: bringing up")
+    if s["runs_n"] >= 2:
+        lo, hi = s["ratio_ci95"]
+        assert lo <= s["ratio_mean"] <= hi and s["ratio_min"] <= s["ratio_mean"] <= s["ratio_max"]
+    assert (out / "runs.png").exists() and (out / "aggregate.png").exists()
 
 
 def test_bad_option_is_one_line(tmp_path):

@@ -22,6 +22,22 @@ def test_queue_size_is_a_pfifo_under_the_shaper():
     assert not any("netem" in l for l in lines)
 
 
+def test_queue_in_bytes_is_a_bfifo_under_every_shaper():
+    """A switch port's buffer is bytes, not frames: a bfifo, which wins
+    over a packet count, under htb, tbf and the small-frames class alike."""
+    p = {"bw": 20.0, "queue_bytes": 131072, "max_queue_size": 16}
+    assert linkclass.tc_lines("x", p)[2] == "qdisc add dev x parent 5:1 handle 10: bfifo limit 131072"
+    assert linkclass.tc_lines("x", dict(p, shaper="tbf"))[1] == "qdisc add dev x parent 5:1 handle 10: bfifo limit 131072"
+    assert "qdisc add dev x parent 5:11 handle 11: bfifo limit 131072" in linkclass.tc_lines(
+        "x", dict(p, small_first=True))
+    assert linkclass.tc_lines("x", {"bw": None, "queue_bytes": 65536}) == ["qdisc add dev x root handle 10: bfifo limit 65536"]
+    assert "FIFO of 131072 bytes" in linkclass.describe(p)
+    assert linkclass.parse_override("queue_bytes=65536", linkclass.DEFAULT_SERVER)["queue_bytes"] == 65536
+    for bad in ("queue_bytes=100", "queue_bytes=%d" % (linkclass.QUEUE_BYTES_MAX + 1)):
+        with pytest.raises(ValueError):   # under one jumbo frame, or a host's memory rather than a switch's
+            linkclass.parse_override(bad, linkclass.DEFAULT_SERVER)
+
+
 def test_queue_size_on_an_unshaped_link_is_the_root():
     assert linkclass.tc_lines("x", {"bw": None, "max_queue_size": 8}) == ["qdisc add dev x root handle 10: pfifo limit 8"]
 

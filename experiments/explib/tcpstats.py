@@ -1,0 +1,175 @@
+"""What TCP did in the servers, to find the cause of a shortfall by
+measurement: the kernel's TCP counters of every server's namespace (read
+from /proc/PID/net/{snmp,netstat}, no process per host), summed over a
+pattern, and `ss -tin` snapshots of the live connections (RTO, RTT, cwnd,
+retransmissions) taken every few seconds."""
+import re
+import subprocess
+import threading
+import time
+
+# the counters worth reporting: retransmissions and why, and the ACK clock
+COUNTERS = ("RetransSegs", "OutSegs", "InSegs", "TCPTimeouts", "TCPSpuriousRTOs", "TCPLossProbes",
+            "TCPFastRetrans", "TCPSlowStartRetrans", "TCPLostRetransmit", "TCPSackRecovery",
+            "TCPRenoRecovery", "DelayedACKs", "TCPSynRetrans", "TCPAbortOnTimeout", "ListenDrops")
+
+
+def read_counters(pid):
+    """{counter: value} of the namespace of process pid (Tcp: and TcpExt:)."""
+    out = {}
+    for name in ("snmp", "netstat"):
+        try:
+            with open("/proc/%d/net/%s" % (pid, name)) as f:
+                lines = f.read().splitlines()
+        except OSError:
+            continue
+        for head, vals in zip(lines[::2], lines[1::2]):
+            keys, values = head.split()[1:], vals.split()[1:]
+            if head.split()[0] in ("Tcp:", "TcpExt:"):
+                for k, v in zip(keys, values):
+                    try:
+                        out[k] = int(v)
+                    except ValueError:
+                        pass
+    return out
+
+
+class TcpCounters:
+    """Snapshots of every host's counters; diff() sums what changed."""
+
+    def __init__(self, pids):
+        self.pids = dict(pids)  # host name -> pid
+
+    def snapshot(self):
+        return {h: read_counters(p) for h, p in self.pids.items()}
+
+    @staticmethod
+    def diff(before, after):
+        total = {k: 0 for k in COUNTERS}
+        for h, cur in after.items():
+            prev = before.get(h, {})
+            for k in COUNTERS:
+                if k in cur and k in prev:
+                    total[k] += cur[k] - prev[k]
+        if total["OutSegs"]:
+            total["retrans_fraction"] = round(total["RetransSegs"] / total["OutSegs"], 5)
+        return total
+
+
+_SS_FIELD = re.compile(r"\b(rto|rtt|cwnd|ssthresh|retrans|bytes_retrans|bytes_acked|backoff|unacked|lost)"
+                       r":([0-9./]+)")
+
+
+def parse_ss(text):
+    """`ss -tinH` output -> [{"local", "peer", "rto", "rtt", "cwnd", ...}]:
+    each connection is a line with the addresses, then a line of fields."""
+    conns, cur = [], None
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        if not line[0].isspace():
+            f = line.split()
+            if len(f) >= 5 and f[0] in ("ESTAB", "FIN-WAIT-1", "FIN-WAIT-2", "CLOSE-WAIT", "LAST-ACK"):
+                cur = {"state": f[0], "local": f[3], "peer": f[4]}
+                conns.append(cur)
+            else:
+                cur = None
+            continue
+        if cur is None:
+            continue
+        for k, v in _SS_FIELD.findall(line):
+            if k == "rtt":
+                cur["rtt"] = float(v.split("/")[0])
+            elif k == "retrans":
+                cur["retrans_total"] = int(v.split("/")[-1])
+            else:
+                try:
+                    cur[k] = float(v) if "." in v else int(v)
+                except ValueError:
+                    pass
+    return conns
+
+
+class SsSampler(threading.Thread):
+    """`ss -tinH` in every given host every `period` s (one nsenter each);
+    rows of (time, host, connection fields). Only connections with data
+    outstanding or a retransmission matter for the diagnosis, so every
+    ESTAB connection is kept as is."""
+
+    FIELDS = ("local", "peer", "rto", "rtt", "cwnd", "ssthresh", "retrans_total", "bytes_retrans",
+              "bytes_acked", "backoff", "unacked", "lost")
+
+    def __init__(self, pids, period=2.0):
+        super().__init__(daemon=True)
+        self.pids, self.period = dict(pids), period
+        self._halt = threading.Event()
+        self.rows = []
+
+    def stop(self):
+        self._halt.set()
+        if self.is_alive():
+            self.join(10)
+
+    def run(self):
+        while not self._halt.wait(self.period):
+            for host, pid in self.pids.items():
+                try:
+                    r = subprocess.run(["nsenter", "-t", str(pid), "-n", "ss", "-tinH"], stdout=subprocess.PIPE,
+                                       stderr=subprocess.DEVNULL, timeout=5, check=False)
+                except (OSError, subprocess.TimeoutExpired):
+                    continue
+                t = time.time()
+                for c in parse_ss(r.stdout.decode(errors="replace")):
+                    self.rows.append([round(t, 3), host] + [c.get(k, "") for k in self.FIELDS])
+
+    def csv_rows(self):
+        return [["unix_time", "host"] + list(self.FIELDS)] + self.rows
+
+    def summary(self, data_port=None):
+        """Medians and maxima over the snapshots of data connections
+        (those whose peer or local port is data_port's range when given)."""
+        def pick(i):
+            vals = sorted(r[i] for r in self.rows if isinstance(r[i], (int, float)))
+            if not vals:
+                return None, None
+            return vals[len(vals) // 2], vals[-1]
+        idx = {k: 2 + i for i, k in enumerate(self.FIELDS)}
+        out = {"snapshots": len(self.rows)}
+        for k in ("rto", "rtt", "cwnd", "backoff"):
+            med, mx = pick(idx[k])
+            out[k + "_median"], out[k + "_max"] = med, mx
+        out["in_backoff_fraction"] = round(sum(1 for r in self.rows if isinstance(r[idx["backoff"]], int)
+                                               and r[idx["backoff"]] > 0) / len(self.rows), 4) if self.rows else None
+        return out
+
+
+def qdisc_totals(pids):
+    """Drops, overlimits and packets sent by every qdisc on the box: the
+    root namespace's (switch ports) and each given host's, from one
+    `tc -s -j qdisc show` per namespace. {"switch_ports": {...}, "servers": {...}}."""
+    import json
+    from orchestrator.netops import in_netns
+
+    def one(pid):
+        with in_netns(pid):
+            r = subprocess.run(["tc", "-s", "-j", "qdisc", "show"], stdout=subprocess.PIPE,
+                               stderr=subprocess.DEVNULL, timeout=20, check=False)
+        try:
+            qs = json.loads(r.stdout.decode(errors="replace") or "[]")
+        except ValueError:
+            qs = []
+        t = {"drops": 0, "overlimits": 0, "packets": 0, "bytes": 0}
+        for q in qs:
+            if q.get("root"):  # a root qdisc counts everything below it
+                for k in t:
+                    t[k] += q.get(k) or 0
+        return t
+    out = {"switch_ports": one(None), "servers": {"drops": 0, "overlimits": 0, "packets": 0, "bytes": 0}}
+    for pid in pids.values():
+        for k, v in one(pid).items():
+            out["servers"][k] += v
+    return out
+
+
+def diff_qdisc(before, after):
+    return {side: {k: after[side][k] - before[side][k] for k in after[side]} for side in after}
