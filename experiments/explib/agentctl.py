@@ -26,7 +26,11 @@ def flow_key(f):
 
 class PathWatcher(threading.Thread):
     """Polls the flows of some agents every `period` s and keeps every change
-    of a flow's path: changes = [(unix time, agent, key, path list)]."""
+    of a flow's path: changes = [(unix time, agent, key, path list)].
+    probe_rounds[key]: the polls in which the flow's probe count grew. A BSR
+    round probes all its paths at once, every 10 s or on a failure, so with
+    a poll period of a few seconds each round is one such poll (two rounds
+    between two polls would count once)."""
 
     def __init__(self, tb, names, period=0.1, match=None):
         super().__init__(daemon=True)
@@ -35,6 +39,7 @@ class PathWatcher(threading.Thread):
         self.current = {}
         self.changes = []
         self.last = {}  # key -> last flow record seen
+        self.probe_rounds = {}
         self._halt = threading.Event()
 
     def run(self):
@@ -45,6 +50,9 @@ class PathWatcher(threading.Thread):
                     if not self.match(f):
                         continue
                     k = (n,) + flow_key(f)
+                    prev = self.last.get(k)
+                    if f.get("probes", 0) > (prev.get("probes", 0) if prev else 0):
+                        self.probe_rounds[k] = self.probe_rounds.get(k, 0) + 1
                     self.last[k] = f
                     if self.current.get(k) != f["path"]:
                         self.current[k] = f["path"]

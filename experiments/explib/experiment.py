@@ -667,6 +667,9 @@ class Experiment:
         summary["seed"] = self.base_seed
         med = repeat.median_run(runs)
         summary["plots_from_run"] = med + 1
+        if (runs[med].get("headline") or {}).get("measured"):  # one run's numbers: the median run's, so labelled
+            summary["headline"] = dict(runs[med]["headline"], measured="run %d of %d (median ratio): %s" % (
+                med + 1, len(runs), runs[med]["headline"]["measured"]))
         src = os.path.join(self.work, "raw", "run-%02d" % (med + 1))
         for f in sorted(os.listdir(src)):
             if f.endswith(".png"):
