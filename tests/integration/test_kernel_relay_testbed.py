@@ -73,8 +73,10 @@ def test_experiment_with_kernel_relay_records_it(tmp_path):
         s = json.load(f)
     assert s["kernel_relay"] == "full"
     assert s["experiment"] == "bcube-forwarding"
-    agent = [x for x in s["measured"]["rows"] if x["mode"] == "agent"]
-    assert agent and all(x["flows_ok"] and x["forwarding_mbps"] >= 0.8 * s["measured"]["expected_forwarding_mbps"]
+    with open(out / "raw" / "run-01" / "summary.json") as f:   # the run's own figures, valid or not
+        m = json.load(f)["measured"]
+    agent = [x for x in m["rows"] if x["mode"] == "agent"]
+    assert agent and all(x["flows_ok"] and x["forwarding_mbps"] >= 0.8 * m["expected_forwarding_mbps"]
                          for x in agent), agent
     assert testing.project_bridges() == [], "bridges left behind"
 
