@@ -7,6 +7,7 @@ import subprocess
 import threading
 import time
 
+from orchestrator.netops import in_netns
 from orchestrator.state import box_cpu_times
 
 
@@ -149,6 +150,20 @@ class LinkSampler(_Sampler):
         return rows
 
 
+def root_qdiscs(pid=None, timeout=20):
+    """The root qdisc of every interface of the namespace of process pid
+    (None: this one), with its counters, from one `tc -s -j qdisc show`;
+    [] when tc fails."""
+    try:
+        with in_netns(pid):
+            r = subprocess.run(["tc", "-s", "-j", "qdisc", "show"], stdout=subprocess.PIPE,
+                               stderr=subprocess.DEVNULL, timeout=timeout, check=False)
+        qs = json.loads(r.stdout.decode(errors="replace") or "[]")
+    except (OSError, ValueError, subprocess.TimeoutExpired):
+        return []
+    return [q for q in qs if q.get("root")]
+
+
 class QueueSampler(_Sampler):
     """The root qdisc of some root-namespace interfaces (switch ports), from
     one `tc -s -j qdisc show` per period: bytes sent and bytes queued. A
@@ -166,15 +181,9 @@ class QueueSampler(_Sampler):
 
     def read(self):
         t = time.time()
-        try:
-            r = subprocess.run(["tc", "-s", "-j", "qdisc", "show"], stdout=subprocess.PIPE,
-                               stderr=subprocess.DEVNULL, timeout=2, check=False)
-            qs = json.loads(r.stdout.decode(errors="replace") or "[]")
-        except (OSError, ValueError, subprocess.TimeoutExpired):
-            qs = []
         out = {}
-        for q in qs:
-            if q.get("root") and q.get("dev") in self._wanted:
+        for q in root_qdiscs(timeout=2):
+            if q.get("dev") in self._wanted:
                 out[q["dev"]] = (q.get("bytes"), q.get("backlog"))
         return t, out
 

@@ -125,9 +125,8 @@ class SsSampler(threading.Thread):
     def csv_rows(self):
         return [["unix_time", "host"] + list(self.FIELDS)] + self.rows
 
-    def summary(self, data_port=None):
-        """Medians and maxima over the snapshots of data connections
-        (those whose peer or local port is data_port's range when given)."""
+    def summary(self):
+        """Medians and maxima of RTO, RTT, cwnd and backoff over the snapshots."""
         def pick(i):
             vals = sorted(r[i] for r in self.rows if isinstance(r[i], (int, float)))
             if not vals:
@@ -147,27 +146,13 @@ def qdisc_totals(pids):
     """Drops, overlimits and packets sent by every qdisc on the box: the
     root namespace's (switch ports) and each given host's, from one
     `tc -s -j qdisc show` per namespace. {"switch_ports": {...}, "servers": {...}}."""
-    import json
-    from orchestrator.netops import in_netns
-
-    def one(pid):
-        with in_netns(pid):
-            r = subprocess.run(["tc", "-s", "-j", "qdisc", "show"], stdout=subprocess.PIPE,
-                               stderr=subprocess.DEVNULL, timeout=20, check=False)
-        try:
-            qs = json.loads(r.stdout.decode(errors="replace") or "[]")
-        except ValueError:
-            qs = []
-        t = {"drops": 0, "overlimits": 0, "packets": 0, "bytes": 0}
-        for q in qs:
-            if q.get("root"):  # a root qdisc counts everything below it
-                for k in t:
-                    t[k] += q.get(k) or 0
-        return t
-    out = {"switch_ports": one(None), "servers": {"drops": 0, "overlimits": 0, "packets": 0, "bytes": 0}}
-    for pid in pids.values():
-        for k, v in one(pid).items():
-            out["servers"][k] += v
+    from .samplers import root_qdiscs
+    keys = ("drops", "overlimits", "packets", "bytes")
+    out = {"switch_ports": dict.fromkeys(keys, 0), "servers": dict.fromkeys(keys, 0)}
+    for side, pid in [("switch_ports", None)] + [("servers", p) for p in pids.values()]:
+        for q in root_qdiscs(pid):  # a root qdisc counts everything below it
+            for k in keys:
+                out[side][k] += q.get(k) or 0
     return out
 
 
