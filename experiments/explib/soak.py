@@ -23,13 +23,14 @@ import subprocess
 import threading
 import time
 
-from . import agentctl
+from . import agentctl, tcpstats
 from .experiment import ExperimentError
 
 PEER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "soakpeer.py")
 PYTHON = "/usr/bin/python3"
 PEER_PORT = 7700
-SNAPSHOT_AT_S = (3.0, 10.0, 20.0)  # a stall's ages at which both directions' paths are recorded
+SNAPSHOT_AT_S = (3.0, 10.0, 20.0)
+RTO_GRACE_S = 2.0   # after a sender's pending retransmission, the time its data has to arrive (_rto_grace_until)  # a stall's ages at which both directions' paths are recorded
 KINDS = ("link", "switch", "server", "agent_kill")
 
 
@@ -488,10 +489,35 @@ class Phase:
     def _check_stalls(self, now):
         for cid in list(self.active):
             c = self.conns[cid]
-            if now - c["t_last"] > self.a.stall_limit:
-                self._lose(c, now, "no data for %.0f s" % self.a.stall_limit)
-            else:
+            if now - c["t_last"] <= self.a.stall_limit:
                 self._snapshot(c, now)
+            elif now < self._rto_grace_until(c, now):
+                continue
+            else:
+                self._lose(c, now, "no data for %.0f s" % self.a.stall_limit)
+
+    def _rto_grace_until(self, c, now):
+        """A stall is judged once the sender has retransmitted into it. A
+        sender whose retransmission timer is still running (its RTO grew
+        with the RTT samples of an earlier failure, and a later failure
+        took the packets in flight) gets until that timer fires plus
+        RTO_GRACE_S, once per stall and only if the timer fires within the
+        stall limit; a blackhole still loses the connection. The grace is
+        recorded in the connection's row (rto_grace_s)."""
+        if c.get("grace_stall") == c["t_last"]:
+            return c["grace_until"]
+        c["grace_stall"], c["grace_until"] = c["t_last"], now
+        if c.get("sport") is None or c["src"] not in self.tb.agents:
+            return now
+        rc, out, _ = self.tb.run_in(c["src"], ["ss", "-tnoH", "sport", "=", ":%d" % c["sport"]], timeout=5)
+        left = tcpstats.retransmit_timer_s(out) if rc == 0 else None
+        if left is not None and left <= self.a.stall_limit:
+            c["grace_until"] = now + left + RTO_GRACE_S
+            c["rto_grace_s"] = round(left + RTO_GRACE_S, 3)
+            self.ex.log("  %s: connection %d %s>%s: no data for %.0f s, its sender retransmits in %.1f s; "
+                        "judged %.0f s after that" % (self.label, c["id"], c["src"], c["dst"], self.a.stall_limit,
+                                                      left, RTO_GRACE_S))
+        return c["grace_until"]
 
     def _snapshot(self, c, now):
         """While a connection stalls with a path between its servers, the
@@ -587,7 +613,7 @@ class Phase:
             # an 8 bit/s HTB class with a one-packet queue on the server's TUN: what it sends is dropped
             # (netem is not in every kernel; HTB is, since the testbed shapes links with it)
             self.ex.log("  self-check: what %s sends into dcn0 dropped (8 bit/s HTB) for %.0f s, its links up" % (
-                victim, self.a.stall_limit + 5))
+                victim, 2 * self.a.stall_limit + 5))
             for cmd in (["qdisc", "add", "dev", "dcn0", "root", "handle", "1:", "htb", "default", "10"],
                         ["class", "add", "dev", "dcn0", "parent", "1:", "classid", "1:10", "htb", "rate", "8bit",
                          "ceil", "8bit", "burst", "1", "cburst", "1"],
@@ -595,7 +621,8 @@ class Phase:
                 rc, _, err = self.tb.run_in(victim, ["tc"] + cmd)
                 if rc != 0:
                     raise ExperimentError("self-check: tc %s in %s: %s" % (" ".join(cmd), victim, err.strip()))
-            self._blackhole = (victim, now + self.a.stall_limit + 5)
+            # longer than the stall limit and a sender's retransmission grace (_rto_grace_until)
+            self._blackhole = (victim, now + 2 * self.a.stall_limit + 5)
 
     def _self_check_end(self, now, force=False):
         bh = getattr(self, "_blackhole", None)
@@ -647,7 +674,7 @@ class Phase:
                 elif drain_end is None:
                     self.injector.restore_all()
                     self._self_check_end(now, force=True)
-                    drain_end = now + a.stall_limit + 5
+                    drain_end = now + 2 * a.stall_limit + 5   # a stall, then a retransmission's grace
                     self.ex.log("%s: traffic and failures stopped at %.0f s; every failure restored; draining %d "
                                 "connections" % (self.label, now - self.t0, len(self.active)))
                 self._self_check_end(now)

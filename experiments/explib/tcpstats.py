@@ -90,6 +90,30 @@ def parse_ss(text):
     return conns
 
 
+_SS_TIMER = re.compile(r"timer:\((\w+),([0-9a-z.]+),(\d+)\)")
+_SS_DURATION = re.compile(r"(?:(\d+)min)?(?:(\d+)(sec|\.))?(?:(\d+)ms)?")
+
+
+def ss_duration_s(text):
+    """A timer's time left as `ss -o` prints it, in seconds: "204ms",
+    "8.932ms" (8.932 s: seconds, a dot, milliseconds), "12sec", "1min3sec";
+    None if it is none of these."""
+    m = _SS_DURATION.fullmatch(text)
+    if not m or not text:
+        return None
+    minutes, secs, _, ms = m.groups()
+    return int(minutes or 0) * 60 + int(secs or 0) + int(ms or 0) / 1000.0
+
+
+def retransmit_timer_s(ss_text):
+    """Seconds left on the retransmission timer (`timer:(on,...)`) of the
+    first connection in `ss -tnoH` output; None when no such timer runs."""
+    m = _SS_TIMER.search(ss_text)
+    if not m or m.group(1) != "on":
+        return None
+    return ss_duration_s(m.group(2))
+
+
 class SsSampler(threading.Thread):
     """`ss -tinH` in every given host every `period` s (one nsenter each);
     rows of (time, host, connection fields). Only connections with data

@@ -78,6 +78,17 @@ def test_parse_ss_reads_the_fields_not_their_lookalikes():
     assert c[1]["rtt"] == 0.3 and "backoff" not in c[1]
 
 
+def test_retransmit_timer_is_read_as_ss_prints_it():
+    # iproute2 prints seconds, a dot and milliseconds with "ms" after them
+    assert tcpstats.ss_duration_s("8.932ms") == 8.932 and tcpstats.ss_duration_s("204ms") == 0.204
+    assert tcpstats.ss_duration_s("12sec") == 12 and tcpstats.ss_duration_s("1min3sec") == 63
+    assert tcpstats.ss_duration_s("soon") is None and tcpstats.ss_duration_s("") is None
+    line = "ESTAB 0 0 10.0.0.11:50185 10.0.0.3:7700\n\t reno timer:(on,8.932ms,0) rto:8932 backoff:1\n"
+    assert tcpstats.retransmit_timer_s(line) == 8.932
+    assert tcpstats.retransmit_timer_s(line.replace("(on,", "(keepalive,")) is None
+    assert tcpstats.retransmit_timer_s("") is None
+
+
 def test_counters_of_a_namespace_and_their_sum():
     own = tcpstats.read_counters(os.getpid())
     assert "RetransSegs" in own and "TCPTimeouts" in own
