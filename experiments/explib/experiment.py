@@ -37,15 +37,17 @@ BUSY_CHECK_MIN_S = 5.0  # seconds of backlogged periods a link needs before its 
 PAPER_LINK_MBPS = 1000.0  # the papers' testbeds: GbE server links
 PAPER_HELLO_MS = 1000     # the papers' timers: 1 s hellos, 3 misses
 FAST_HELLO_MS = 50        # the fast setting, as BFD's common 50 ms x 3: dead after 3 x 50 + 50 / 4 = 162 ms
-CAPACITY_SUMMARY = os.path.join(RESULTS, "capacity", "summary.json")
 SS_MAX_HOSTS = 64         # ss snapshots (one nsenter per host per period) only on small networks
-FALLBACK_CHOICE = {"switch": "lxbr", "mtu": 9000, "link_mbps": 20, "light_switch": "lxbr"}
+FALLBACK_CHOICE = {"switch": "lxbr", "mtu": 9000, "link_mbps": 20, "light_switch": "lxbr", "light_link_mbps": 20}
 
 
 # where a run writes, by the agents' mode: every mode has its own folders, so a
 # run in one mode never overwrites another's results (the folders without a
 # suffix are the agent's own data path, the default until the kernel's became it)
 KERNEL_FOLDER_SUFFIX = {"off": "", "on": "-kernel-relay", "full": "-kernel-full"}
+# the capacity table measured with the default data path: the experiments' defaults
+CAPACITY_FOLDER = "capacity" + KERNEL_FOLDER_SUFFIX[DEFAULT_KERNEL_RELAY]
+CAPACITY_SUMMARY = os.path.join(RESULTS, CAPACITY_FOLDER, "summary.json")
 
 TCP_CC = ("reno", "cubic", "bbr")
 KERNEL_RTO_MIN_MS = 200.0   # Linux's TCP_RTO_MIN, which the papers' servers had at 1 Gb/s too
@@ -113,7 +115,9 @@ def default_choice():
         with open(CAPACITY_SUMMARY) as f:
             c = json.load(f)["choice"]
         return {"switch": c["switch"], "mtu": int(c["mtu"]), "link_mbps": float(c["link_mbps"]),
-                "light_switch": c.get("light_switch", c["switch"]), "source": "results/capacity/summary.json"}
+                "light_switch": c.get("light_switch", c["switch"]),
+                "light_link_mbps": float(c.get("light_link_mbps", c["link_mbps"])),
+                "source": "results/%s/summary.json" % CAPACITY_FOLDER}
     except (OSError, ValueError, KeyError):
         return dict(FALLBACK_CHOICE, source="fallback (no capacity table yet)")
 
@@ -225,8 +229,8 @@ class Net:
 class Experiment:
     def __init__(self, name, description, light=False, repeat=True):
         """light: the experiment opens a few connections only, so it runs on
-        the capacity table's choice for light patterns (OVS where it
-        carries them). repeat: a figure of a paper, measured --runs times
+        the capacity table's choice for light patterns: its switch and the
+        highest link rate that switch carried two connections at. repeat: a figure of a paper, measured --runs times
         (each run the structure, then its baseline) and summarized with
         intervals (repeat.py); a measurement of the box (capacity, soak)
         runs once."""
@@ -240,7 +244,7 @@ class Experiment:
         g.add_argument("--switch", choices=SWITCH_KINDS, default=ch["light_switch"] if light else ch["switch"],
                        help="switch emulation (default %(default)s)")
         g.add_argument("--mtu", type=int, default=ch["mtu"], help="link MTU (default %(default)s, the papers' 9 KB)")
-        g.add_argument("--link-mbps", type=float, default=ch["link_mbps"],
+        g.add_argument("--link-mbps", type=float, default=ch["light_link_mbps"] if light else ch["link_mbps"],
                        help="server link rate, Mb/s (default %(default)s; the papers: 1000)")
         g.add_argument("--queue-bytes", type=int, default=PAPER_QUEUE_BYTES,
                        help="every link's FIFO, in bytes (a bfifo under the shaper), as the papers' switch "
