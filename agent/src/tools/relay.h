@@ -8,6 +8,10 @@
 
 #define RELAY_BUF_BYTES (256u * 1024u) /* one ring (recv) or pattern (send) buffer */
 #define RELAY_MAX_PEERS 64             /* --to / --forward targets */
+/* A sink's SO_RCVLOWAT: a few jumbo frames, and under half the initial
+ * receive buffer (tcp_rmem[1], 128 KiB), so that the kernel neither grows
+ * the buffer nor clamps the window for it. */
+#define RELAY_SINK_LOWAT (32 * 1024)
 #define RELAY_HOST_MAX 128
 #define RELAY_ERROR_MAX 512
 #define RELAY_DEFAULT_TIMEOUT_S 60.0

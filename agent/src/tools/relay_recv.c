@@ -149,6 +149,12 @@ int relay_recv(relay_opts *o, relay_result *res)
     up = relay_accept(lfd, o->timeout_s, res->upstream, sizeof res->upstream, res->error, sizeof res->error);
     close(lfd);
     lfd = -1;
+    if (up >= 0 && o->n_peers == 0) {
+        /* A sink only counts: woken once per RELAY_SINK_LOWAT bytes, not per
+         * segment (the end of stream wakes it whatever is queued). */
+        int lowat = RELAY_SINK_LOWAT;
+        setsockopt(up, SOL_SOCKET, SO_RCVLOWAT, &lowat, sizeof lowat);
+    }
     if (up < 0 || relay_stream(o, up, res) < 0)
         goto out;
     for (int i = 0; i < o->n_peers; i++) {
