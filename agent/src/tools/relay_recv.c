@@ -22,12 +22,14 @@ static void fail(relay_result *res, const char *what)
         snprintf(res->error, sizeof res->error, "%s", what);
 }
 
-/* Reads what fits in the ring. Returns 1 at end of stream, 0, or -1 (error). */
-static int pull(int fd, uint64_t *in, uint64_t slowest, relay_result *res)
+/* Reads what fits in the ring; a sink (no target) discards it in the kernel
+ * instead (MSG_TRUNC: TCP drops the bytes without copying them). Returns 1
+ * at end of stream, 0, or -1 (error). */
+static int pull(int fd, int sink, uint64_t *in, uint64_t slowest, relay_result *res)
 {
     uint64_t off = *in % RELAY_BUF_BYTES, space = RELAY_BUF_BYTES - (*in - slowest);
     size_t len = (size_t)(space < RELAY_BUF_BYTES - off ? space : RELAY_BUF_BYTES - off);
-    ssize_t n = recv(fd, ring + off, len, 0);
+    ssize_t n = recv(fd, ring + off, len, sink ? MSG_TRUNC : 0);
     if (n == 0)
         return 1;
     if (n < 0) {
@@ -105,7 +107,7 @@ int relay_stream(relay_opts *o, int up, relay_result *res)
             if (!p[j].revents)
                 continue;
             if (map[j] < 0) {
-                int got = pull(up, &in, slowest, res);
+                int got = pull(up, o->n_peers == 0, &in, slowest, res);
                 if (got < 0) {
                     res->bytes = in;
                     return -1;
