@@ -3,12 +3,16 @@
  * at most one ring ahead of a stalled target (back-pressure), and the end of
  * stream does not end the loop while forwarded bytes are pending. Child
  * processes feed and drain the sockets; no timing is measured (a stall is
- * recognised by the loop's own no-progress timeout). */
+ * recognised by the loop's own no-progress timeout). Over TCP loopback: a
+ * sender's pattern arrives intact from its memory file (sendfile), and a
+ * sink counts exactly the bytes it discards (MSG_TRUNC). */
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -57,13 +61,11 @@ static pid_t spawn_writer(int fd, uint64_t total, int *close_in_child, int n_clo
     _exit(0);
 }
 
-/* Child: reads fd to its end, checking the pattern; reports the count on
- * report_fd; exit status 0 when every byte was right. */
-static pid_t spawn_reader(int fd, int report_fd, int *close_in_child, int n_close)
+/* In a child: reads fd to its end, checking every byte against
+ * expected(offset); reports the count on report_fd and exits, 0 when every
+ * byte was right. */
+static void drain_checking(int fd, int report_fd, unsigned char (*expected)(uint64_t))
 {
-    pid_t pid = fork_closing(close_in_child, n_close);
-    if (pid)
-        return pid;
     static unsigned char buf[65521];
     uint64_t off = 0;
     int good = 1;
@@ -72,13 +74,26 @@ static pid_t spawn_reader(int fd, int report_fd, int *close_in_child, int n_clos
         if (n <= 0)
             break;
         for (ssize_t i = 0; i < n; i++)
-            good &= buf[i] == byte_at(off + (uint64_t)i);
+            good &= buf[i] == expected(off + (uint64_t)i);
         off += (uint64_t)n;
     }
     if (write(report_fd, &off, sizeof off) != sizeof off)
         _exit(4);
     _exit(good ? 0 : 1);
 }
+
+/* Child: drain_checking() of the writers' pattern. */
+static pid_t spawn_reader(int fd, int report_fd, int *close_in_child, int n_close)
+{
+    pid_t pid = fork_closing(close_in_child, n_close);
+    if (pid)
+        return pid;
+    drain_checking(fd, report_fd, byte_at);
+    return 0;
+}
+
+/* dcn-relay send's pattern (relay_send.c), repeated every RELAY_BUF_BYTES. */
+static unsigned char sender_byte_at(uint64_t off) { return (unsigned char)((off % RELAY_BUF_BYTES) * 31u + 7u); }
 
 static int exit_status(pid_t pid)
 {
@@ -279,6 +294,109 @@ START_TEST(sizes_ports_and_endpoints_are_validated)
 }
 END_TEST
 
+/* A TCP connection over loopback: *lfd listens, *port is its port. */
+static void loopback_listener(int *lfd, relay_endpoint *ep)
+{
+    char err[128];
+    *lfd = relay_listen("127.0.0.1", "0", err, sizeof err);
+    ck_assert_msg(*lfd >= 0, "listen: %s", err);
+    struct sockaddr_storage ss;
+    socklen_t len = sizeof ss;
+    ck_assert_int_eq(getsockname(*lfd, (struct sockaddr *)&ss, &len), 0);
+    memset(ep, 0, sizeof *ep);
+    snprintf(ep->host, sizeof ep->host, "127.0.0.1");
+    snprintf(ep->port, sizeof ep->port, "%u", (unsigned)ntohs(((struct sockaddr_in *)&ss)->sin_port));
+    snprintf(ep->label, sizeof ep->label, "127.0.0.1:%s", ep->port);
+}
+
+START_TEST(a_sender_sends_its_pattern_intact_across_wraps)
+{
+    /* relay_send hands TCP the pages of its pattern file (sendfile): every
+     * offset, across the pattern's wraps, must carry the pattern's byte */
+    const uint64_t total = 3ull * RELAY_BUF_BYTES + 12345u;
+    int lfd, rep[2];
+    relay_endpoint ep;
+    loopback_listener(&lfd, &ep);
+    ck_assert_int_eq(pipe(rep), 0);
+    pid_t r = fork_closing((int[]){rep[0]}, 1);
+    if (r == 0) {
+        char err[128], peer[64];
+        int fd = relay_accept(lfd, 60, peer, sizeof peer, err, sizeof err);
+        if (fd < 0)
+            _exit(5);
+        fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+        drain_checking(fd, rep[1], sender_byte_at);
+    }
+    close(lfd);
+    close(rep[1]);
+    static relay_opts o;
+    static relay_result res;
+    memset(&o, 0, sizeof o);
+    memset(&res, 0, sizeof res);
+    o.mode = RELAY_SEND;
+    o.timeout_s = 60;
+    o.n_peers = 1;
+    o.peers[0].ep = ep;
+    o.peers[0].ep.bytes = total;
+    o.peers[0].fd = -1;
+    ck_assert_msg(relay_send(&o, &res) == 0, "send failed: %s", res.error);
+    ck_assert_uint_eq(res.bytes, total);
+    ck_assert_int_eq(exit_status(r), 0); /* content checked byte by byte */
+    uint64_t got;
+    ck_assert_int_eq(read(rep[0], &got, sizeof got), sizeof got);
+    ck_assert_uint_eq(got, total);
+    close(rep[0]);
+}
+END_TEST
+
+START_TEST(a_sink_counts_every_byte_it_discards)
+{
+    /* with no target, relay_stream discards in the kernel (MSG_TRUNC) and
+     * still counts every byte: the expected length passes, one more fails */
+    const uint64_t total = 5ull * RELAY_BUF_BYTES + 777u;
+    for (int extra = 0; extra < 2; extra++) {
+        int lfd;
+        relay_endpoint ep;
+        loopback_listener(&lfd, &ep);
+        pid_t w = fork_closing((int[]){lfd}, 1);
+        if (w == 0) {
+            char err[128];
+            int fd = relay_connect(&ep, 60, err, sizeof err);
+            if (fd < 0)
+                _exit(5);
+            fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+            static unsigned char buf[100003];
+            for (uint64_t off = 0; off < total;) {
+                size_t len = total - off < sizeof buf ? (size_t)(total - off) : sizeof buf;
+                ssize_t n = write(fd, buf, len);
+                if (n <= 0)
+                    _exit(3);
+                off += (uint64_t)n;
+            }
+            _exit(0);
+        }
+        char err[128], peer[64];
+        int up = relay_accept(lfd, 60, peer, sizeof peer, err, sizeof err);
+        ck_assert_msg(up >= 0, "accept: %s", err);
+        close(lfd);
+        static relay_opts o;
+        static relay_result res;
+        memset(&o, 0, sizeof o);
+        memset(&res, 0, sizeof res);
+        o.timeout_s = 60;
+        o.expect = total + (uint64_t)extra;
+        int rc = relay_stream(&o, up, &res);
+        ck_assert_uint_eq(res.bytes, total);
+        if (extra)
+            ck_assert_msg(rc < 0 && strstr(res.error, "short stream"), "rc %d: %s", rc, res.error);
+        else
+            ck_assert_msg(rc == 0, "stream failed: %s", res.error);
+        close(up);
+        ck_assert_int_eq(exit_status(w), 0);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("relay_stream");
@@ -289,6 +407,8 @@ int main(void)
     tcase_add_test(tc, end_of_stream_waits_for_the_pending_forward);
     tcase_add_test(tc, a_short_stream_is_an_error);
     tcase_add_test(tc, sizes_ports_and_endpoints_are_validated);
+    tcase_add_test(tc, a_sender_sends_its_pattern_intact_across_wraps);
+    tcase_add_test(tc, a_sink_counts_every_byte_it_discards);
     suite_add_tcase(s, tc);
     return tu_run(s);
 }

@@ -67,6 +67,11 @@ static int push(relay_peer *pe)
                             (unsigned long long)pe->bytes, (unsigned long long)pe->ep.bytes);
             return -1;
         }
+        if (n == 0) { /* sendfile() at the pattern file's end: a bug, not a wait */
+            relay_peer_fail(pe, "sending to %s: no byte taken from the pattern at offset %llu", pe->ep.label,
+                            (unsigned long long)off);
+            return -1;
+        }
         pe->last_ms = relay_now_ms();
         if (pe->bytes == 0) {
             pe->first_ms = pe->last_ms;
