@@ -29,6 +29,7 @@ import random
 import sys
 
 from . import traffic
+from .experiment import AGENT_TABLE_MBPS
 
 GiB = 1 << 30
 
@@ -77,6 +78,7 @@ def pre_family(argv=None):
 
 
 def add_family_arg(ex, fam):
+    ex.set_defaults(link_mbps=AGENT_TABLE_MBPS)
     ex.add_argument("--family", choices=sorted(FAMILIES), default=fam,
                     help="hcn, bcn or bcdc (results/<family>-<pattern>)")
 

@@ -6,7 +6,7 @@ import time
 
 from . import traffic
 from .agentctl import PathWatcher, ctl
-from .experiment import ExperimentError
+from .experiment import AGENT_TABLE_MBPS, ExperimentError
 from .series import into_servers, r2
 
 TESTBED = "mdcube n=2 k=1 m=5"      # topologies/mdcube-testbed.topo: 5 BCube_1 (n=2) containers
@@ -16,6 +16,7 @@ MODES = ("hier", "source")
 
 
 def add_options(ex):
+    ex.set_defaults(link_mbps=AGENT_TABLE_MBPS)
     ex.add_argument("--topo", default=TESTBED, help="the MDCube (default: the paper's testbed, %(default)s)")
     ex.add_argument("--tree", default=TREE, help="the baseline (default: the paper's tree, %(default)s)")
     ex.add_argument(ROUTING_OPTION, choices=("auto",) + MODES, default="auto",
