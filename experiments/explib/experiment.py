@@ -235,7 +235,8 @@ class Experiment:
     def __init__(self, name, description, light=False, repeat=True):
         """light: the experiment opens a few connections only, so it runs on
         the capacity table's choice for light patterns: its switch and the
-        highest link rate that switch carried two connections at. repeat: a figure of a paper, measured --runs times
+        highest link rate that switch carried two connections at. repeat:
+        a figure of a paper, measured --runs times
         (each run the structure, then its baseline) and summarized with
         intervals (repeat.py); a measurement of the box (capacity, soak)
         runs once."""

@@ -29,8 +29,8 @@ from .experiment import ExperimentError
 PEER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "soakpeer.py")
 PYTHON = "/usr/bin/python3"
 PEER_PORT = 7700
-SNAPSHOT_AT_S = (3.0, 10.0, 20.0)
-RTO_GRACE_S = 2.0   # after a sender's pending retransmission, the time its data has to arrive (_rto_grace_until)  # a stall's ages at which both directions' paths are recorded
+SNAPSHOT_AT_S = (3.0, 10.0, 20.0)  # a stall's ages at which both directions' paths are recorded
+RTO_GRACE_S = 2.0   # after a sender's pending retransmission, the time its data has to arrive (_rto_grace_until)
 KINDS = ("link", "switch", "server", "agent_kill")
 
 
