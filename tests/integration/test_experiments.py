@@ -81,6 +81,11 @@ def test_forwarding_tiny(tmp_path):
         # 4 x 20 Mb/s offered; the relay's counters over the window, and the connections' own goodput
         assert 0.8 * 80 <= r["forwarding_mbps"] <= 1.1 * 80 and r["iperf3_goodput_mbps_sum"] > 0.6 * 80, r
     assert rows["agent"]["relay_agent_cpu_pct_of_a_core"] > 0
+    # the figures per MTU, which the summary over runs gives an interval each
+    per = first_run(out)["measured"]["per_mtu"]["mtu9000"]
+    assert per["agent_forwarding_mbps"] == rows["agent"]["forwarding_mbps"], per
+    assert per["kernel_forwarding_mbps"] == rows["kernel"]["forwarding_mbps"], per
+    assert s["measured_stats"]["per_mtu.mtu9000.agent_forwarding_mbps"]["n"] == 1, s["measured_stats"]
     assert (out / "fig9.png").exists()
 
 
