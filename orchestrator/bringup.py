@@ -97,14 +97,20 @@ class BringUp:
                 started = ovs.ensure_running(self.log)
             except (RuntimeError, OSError, subprocess.SubprocessError) as e:
                 raise TestbedError("Open vSwitch: %s" % e) from None
-            if started:  # the teardown stops them again (state.stop_ovs_started); saved below
+            if started:  # the teardown stops them again (state.stop_ovs_started)
+                # saved at once: a run killed before its next save leaves
+                # daemons that `make clean-testbed` must find
                 self.state.data["ovs_started"] = state.ovs_daemon_refs(started)
+                self.state.save()
+                state.kill_point("ovs-started")
             if self.datapath is None:
                 self.datapath = "system" if ovs.kernel_datapath_available() else "netdev"
         try:
             self._check_names_free()
         except TestbedError:
             state.stop_ovs_started(self.state.data, self.log)  # nothing else was made yet
+            if self.state.data.get("ovs_started"):
+                self.state.remove()
             raise
         self._print_plan()
 

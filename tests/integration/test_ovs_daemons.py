@@ -88,9 +88,11 @@ def test_a_foreign_bridge_keeps_them_running(no_ovs_running):
     assert running() == {}
 
 
-def test_clean_of_a_killed_run_stops_them(no_ovs_running):
-    # killed once its bridges exist: the state file names the daemons it started
-    r = entry(**{state.KILL_AT_ENV: "switches"})
+@pytest.mark.parametrize("stage", ["ovs-started", "switches"])
+def test_clean_of_a_killed_run_stops_them(no_ovs_running, stage):
+    # killed right after it started them, or once its bridges exist: the
+    # state file names the daemons it started
+    r = entry(**{state.KILL_AT_ENV: stage})
     assert r.returncode != 0
     assert len(running()) == 2, r.stdout
     c = entry("--clean")
