@@ -10,11 +10,11 @@ from concurrent.futures import ThreadPoolExecutor
 
 from mininet.net import Mininet
 
-from . import linkclass, netops, ovs, rcu, state
+from . import fit, linkclass, netops, ovs, rcu, state
 from .agents import kernel_relay_mode
 from .errors import TestbedError
 from .hosts import BatchIntf, DcnHost
-from .topology import TopoError, export, tool_path
+from .topology import TopoError, counts, export, tool_path
 
 RUN_DIR = state.STATE_DIR
 
@@ -35,6 +35,9 @@ class BringUp:
             return
         t0 = time.time()
         try:
+            why = fit.too_large(counts(self.build_dir, self.spec), fit.mem_available_mib())
+            if why:
+                raise TestbedError("%s: %s" % (self.spec, why))
             w = export(self.build_dir, self.spec)
         except TopoError as e:
             raise TestbedError(str(e)) from None

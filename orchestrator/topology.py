@@ -23,6 +23,27 @@ def tool_path(build_dir, name):
     return None
 
 
+def counts(build_dir, spec):
+    """{"servers", "switches", "links"} of a spec, from `dcn-topo stats`
+    without its path search: cheap even for a topology far too large to
+    export, so that a size check can come first."""
+    exe = tool_path(build_dir, "dcn-topo")
+    if not exe:
+        raise TopoError("dcn-topo not found in %s (run make build)" % build_dir)
+    words = shlex.split(spec)
+    if not words:
+        raise TopoError("empty topology spec")
+    r = subprocess.run([exe, "stats"] + words + ["--bfs-limit", "0"], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, text=True)
+    if r.returncode != 0:
+        raise TopoError((r.stderr or r.stdout).strip() or "dcn-topo stats failed")
+    try:
+        d = json.loads(r.stdout)
+        return {k: int(d[k]) for k in ("servers", "switches", "links")}
+    except (ValueError, KeyError, TypeError) as e:
+        raise TopoError("%s stats printed no usable counts (%s: %s)" % (exe, type(e).__name__, e)) from None
+
+
 def export(build_dir, spec):
     exe = tool_path(build_dir, "dcn-topo")
     if not exe:
