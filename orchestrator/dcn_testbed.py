@@ -140,8 +140,8 @@ def parse_args(argv):
         ap.error(str(e))
     if not 576 <= a.mtu <= 9000:
         ap.error("--mtu must be 576..9000")
-    if a.hello_ms < 10 or a.dead_misses < 1:
-        ap.error("--hello-ms must be >= 10 and --dead-misses >= 1")
+    if not 10 <= a.hello_ms <= 60000 or not 1 <= a.dead_misses <= 100:  # the agent's own bounds
+        ap.error("--hello-ms must be 10..60000 and --dead-misses 1..100")
     try:
         a.server_params = linkclass.parse_override(a.server_link, linkclass.DEFAULT_SERVER)
         a.hs_params = (linkclass.parse_override(a.highspeed_link, linkclass.highspeed_default(a.server_params))

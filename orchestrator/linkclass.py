@@ -2,6 +2,8 @@
 Mininet TCLink options (bw in Mb/s, delay, jitter, loss, max_queue_size) and
 turned into tc commands with Mininet's own TCIntf command builders; the
 commands then run in batches instead of one shell round trip each."""
+import re
+
 from mininet.link import TCIntf
 
 # Scaled-down defaults this 2-core box sustains: the papers use 1 Gb/s server
@@ -166,6 +168,24 @@ def describe(params):
     return ", ".join(parts)
 
 
+BW_MIN, BW_MAX = 1.0, float(_TcCmdBuilder.bwParamMax)
+TIME_MAX_S = 10.0
+_TIME = re.compile(r"^(\d+(\.\d*)?|\.\d+)(us|ms|s)$")
+
+
+def _number(key, text, kind):
+    try:
+        return kind(text)
+    except ValueError:
+        raise ValueError("link option %s=%s: not %s" % (key, text, "an integer" if kind is int else "a number")) \
+            from None
+
+
+def _seconds(text):
+    m = _TIME.match(text)
+    return float(m.group(1)) * {"us": 1e-6, "ms": 1e-3, "s": 1.0}[m.group(3)]
+
+
 def parse_override(text, base):
     """'bw=200,delay=1ms,loss=0.1,max_queue_size=100,queue_bytes=131072,small_first=on,shaper=tbf'
     (bw=none: unshaped)."""
@@ -191,19 +211,26 @@ def parse_override(text, base):
             out[k] = v.lower() == "on"
         elif v.lower() in ("none", ""):
             out[k] = None
-        elif k in ("bw", "loss"):
-            out[k] = float(v)
-            if out[k] < 0 or (k == "loss" and out[k] > 100):
-                raise ValueError("link option %s=%s out of range" % (k, v))
+        elif k == "bw":
+            out[k] = _number(k, v, float)
+            if not BW_MIN <= out[k] <= BW_MAX:  # the agents' --capacity-mbps is whole Mb/s, at least 1
+                raise ValueError("link option bw=%s: %g..%g Mb/s (none: unshaped)" % (v, BW_MIN, BW_MAX))
+        elif k == "loss":
+            out[k] = _number(k, v, float)
+            if not 0 <= out[k] <= 100:
+                raise ValueError("link option loss=%s: 0..100 %%" % v)
         elif k == "max_queue_size":
-            out[k] = int(v)
+            out[k] = _number(k, v, int)
             if out[k] < 1:
                 raise ValueError("link option max_queue_size=%s: at least 1 packet" % v)
         elif k == "queue_bytes":
-            out[k] = int(v)
+            out[k] = _number(k, v, int)
             if not QUEUE_BYTES_MIN <= out[k] <= QUEUE_BYTES_MAX:
                 raise ValueError("link option queue_bytes=%s: %d..%d bytes" % (v, QUEUE_BYTES_MIN, QUEUE_BYTES_MAX))
-        else:
+        else:  # delay, jitter: into tc's command lines, so a time and nothing else
+            if not _TIME.match(v) or _seconds(v) > TIME_MAX_S:
+                raise ValueError("link option %s=%s: a time such as 1ms, 250us or 0.5s, at most %g s"
+                                 % (k, v, TIME_MAX_S))
             out[k] = v
     if out.get("shaper") == "tbf" and (out.get("small_first") or out.get("delay") or out.get("jitter")
                                        or out.get("loss")):

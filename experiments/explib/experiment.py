@@ -341,8 +341,8 @@ class Experiment:
             self.ap.error("--link-mbps must be 1..10000")
         if not 0 < a.size_scale <= 10:
             self.ap.error("--size-scale must be in (0, 10]")
-        if a.hello_ms < 10 or a.fast_hello_ms < 10:
-            self.ap.error("--hello-ms and --fast-hello-ms must be >= 10")
+        if not 10 <= a.hello_ms <= 60000 or not 10 <= a.fast_hello_ms <= 60000:  # the agent's bounds
+            self.ap.error("--hello-ms and --fast-hello-ms must be 10..60000")
         if a.queue_pkts is not None and not 1 <= a.queue_pkts <= 100000:
             self.ap.error("--queue-pkts must be 1..100000")
         if a.queue_bytes and not linkclass.QUEUE_BYTES_MIN <= a.queue_bytes <= linkclass.QUEUE_BYTES_MAX:

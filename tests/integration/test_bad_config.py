@@ -3,7 +3,7 @@ make in what they give the testbed, an experiment or an agent ends in one
 clear line and a non-zero exit, with no traceback and nothing left built.
 
 Covered: topology parameters (family, n/k, not an integer, too large, over
-the agent's header limits, empty), testbed and experiment options (values
+the agent's header limits, over the machine's memory, empty), testbed and experiment options (values
 out of range, unknown choices, bad lists, server names not in the topology,
 an unwritable results folder), a missing dependency (ovs-vsctl, mnexec or
 iperf3 absent from a restricted PATH; the mininet Python module hidden with
@@ -68,6 +68,7 @@ CASES = [
     ("topo-not-integer", tb("--topo", "bcube n=x k=1"), None),
     ("topo-too-large", tb("--topo", "bcube n=64 k=3"), None),
     ("topo-over-agent-limits", tb("--topo", "bcube n=2 k=5"), None),
+    ("topo-over-the-memory", tb("--topo", "bcube n=32 k=3"), None),  # a million servers: refused before export
     ("topo-empty", tb("--topo", ""), None),
     # testbed options
     ("tb-mtu", tb("--mtu", "100") + SMALL, None),
@@ -76,6 +77,10 @@ CASES = [
     ("tb-afxdp-system", tb("--switch", "ovs-afxdp", "--datapath", "system", "--topo", "bcube n=2 k=1"), None),
     ("tb-afxdp-memory", tb("--switch", "ovs-afxdp", "--topo", "bcube n=4 k=3", "--no-smoke", "--no-cli"), None),
     ("tb-hello", tb("--hello-ms", "2") + SMALL, None),
+    ("tb-hello-max", tb("--hello-ms", "60001") + SMALL, None),
+    ("tb-dead-misses-max", tb("--dead-misses", "101") + SMALL, None),
+    ("tb-link-under-1mbps", tb("--server-link", "bw=0.5") + SMALL, None),
+    ("tb-link-delay", tb("--server-link", "delay=1ms;reboot") + SMALL, None),
     ("tb-build-dir", [PY, ENTRY, "--build-dir", "/nonexistent"] + SMALL, None),
     # experiment options
     ("ex-mtu", ex("bcube-one-to-one", "--mtu", "100", "--out", "{tmp}/r"), None),

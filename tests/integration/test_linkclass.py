@@ -112,3 +112,20 @@ def test_tbf_shaper_holds_the_rate_across_a_tree():
         assert rc == 0 and "tbf" in out and "htb" not in out, out
         r = smoke.iperf(tb, "h0", "h3", seconds=3)
         assert 14 <= r["mbps"] <= 20.5, r
+
+
+def test_rates_under_a_megabit_and_bad_numbers_are_refused():
+    # the agents' --capacity-mbps is whole Mb/s: 0.5 became 0 and every agent died
+    for bad in ("bw=0.5", "bw=0", "bw=abc", "bw=1e9", "loss=101", "max_queue_size=x", "queue_bytes=1k"):
+        with pytest.raises(ValueError, match="link option"):
+            linkclass.parse_override(bad, linkclass.DEFAULT_SERVER)
+    assert linkclass.parse_override("bw=1", linkclass.DEFAULT_SERVER)["bw"] == 1.0
+
+
+def test_delay_and_jitter_must_be_times():
+    # they go into tc's batch lines as given
+    for bad in ("delay=1ms;reboot", "delay=1 ms", "delay=1", "jitter=abc", "delay=11s", "delay=-1ms"):
+        with pytest.raises(ValueError, match="a time such as"):
+            linkclass.parse_override(bad, linkclass.DEFAULT_SERVER)
+    p = linkclass.parse_override("delay=250us,jitter=.5ms", linkclass.DEFAULT_SERVER)
+    assert (p["delay"], p["jitter"]) == ("250us", ".5ms")
