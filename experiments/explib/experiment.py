@@ -90,15 +90,14 @@ class BringUpError(ExperimentError):
     everything it had built is already torn down."""
 
 
-def switch_port_dirs(wiring):
-    """{link direction "A>B": the switch port whose egress shapes it}, for
-    every direction that leaves a switch (the root namespace's ends)."""
+def shaper_dirs(wiring, pid_of):
+    """{link direction "A>B": the interface whose egress shapes it}: a
+    switch port by its name (the root namespace), a server port as (the
+    server's host pid, its name). Every direction of every link."""
     out = {}
     for l in wiring.links:
-        if not wiring.is_server(l["a"]):
-            out["%s>%s" % (l["a"], l["b"])] = l["a_if"]
-        if not wiring.is_server(l["b"]):
-            out["%s>%s" % (l["b"], l["a"])] = l["b_if"]
+        for src, dst, ifn in ((l["a"], l["b"], l["a_if"]), (l["b"], l["a"], l["b_if"])):
+            out["%s>%s" % (src, dst)] = (pid_of(src), ifn) if wiring.is_server(src) else ifn
     return out
 
 
@@ -190,7 +189,7 @@ class Net:
 
     def check_line_rate(self, t0, t1):
         """The emulator's own invariants on every sampled link direction
-        (all switch ports), whatever the pattern: a link never carries more
+        (both directions of every link), whatever the pattern: a link never carries more
         than OVER_RATE_LIMIT of its rate, and one that began periods with
         data queued (BUSY_CHECK_MIN_S of them) sent at its rate through
         them (within SATURATION_TOLERANCE)."""
@@ -504,9 +503,10 @@ class Experiment:
             except TestbedError as e:
                 raise BringUpError("%s: %s" % (label, e)) from None
             cpu = CpuSampler(0.5)
-            # every switch port's queue (one `tc` per period for all): the
-            # line-rate checks of every link and the tree's saturation check
-            queues = QueueSampler(switch_port_dirs(tb.wiring))
+            # every shaper's queue, switch and server ports (one rtnetlink
+            # dump per namespace and period): the line-rate checks of every
+            # link direction and the tree's saturation check
+            queues = QueueSampler(shaper_dirs(tb.wiring, lambda n: tb.hosts[n].pid))
             links = LinkSampler(tb.wiring, lambda l: linkclass.params_for(
                 tb.wiring.family, l["kind"], tb.server_link, tb.highspeed_link).get("bw"), link_period,
                 host_pid=lambda n: tb.hosts[n].pid)

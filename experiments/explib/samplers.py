@@ -1,13 +1,15 @@
 """Background samplers: the box's CPU (from /proc/stat), the byte counters
 of every link, read on the link's root-namespace end (a switch port), so one
 thread observes the whole emulated network without entering a namespace,
-and the queues of some switch ports (tc)."""
+and the queues of the links' shapers (rtnetlink)."""
 import json
 import subprocess
 import threading
 import time
 
 from orchestrator.netops import in_netns
+
+from .nlqdisc import QdiscReader
 from orchestrator.state import box_cpu_times
 
 
@@ -165,27 +167,47 @@ def root_qdiscs(pid=None, timeout=20):
 
 
 class QueueSampler(_Sampler):
-    """The root qdisc of some root-namespace interfaces (switch ports), from
-    one `tc -s -j qdisc show` per period: bytes sent and bytes queued. A
-    link direction whose queue holds at least one period of data at the
-    start of a period must send at its full rate through that period,
-    whatever arrives: the work-conserving invariant that Handigol et al.
-    (CoNEXT 2012) check to tell an emulator's shortfall from the traffic's
-    own (Net.expect_saturated)."""
+    """The root qdisc of some interfaces (switch ports in this namespace,
+    server ports in their hosts'), from one rtnetlink dump per namespace
+    and period (nlqdisc.py; no process is started): bytes sent and bytes
+    queued. A link direction whose queue holds at least one period of data
+    at the start of a period must send at its full rate through that
+    period, whatever arrives: the work-conserving invariant that Handigol
+    et al. (CoNEXT 2012) check to tell an emulator's shortfall from the
+    traffic's own (Net.expect_saturated, Net.check_line_rate)."""
 
     def __init__(self, devs, period=0.5):
-        """devs: {link direction "A>B": the interface whose egress shapes it}."""
+        """devs: {link direction "A>B": the interface whose egress shapes
+        it, a name in this namespace or (pid, name) in the namespace of
+        process pid}."""
         super().__init__(period)
         self.devs = dict(devs)
-        self._wanted = set(self.devs.values())
+        self._by_ns = {}
+        for dev in self.devs.values():
+            pid, name = dev if isinstance(dev, tuple) else (None, dev)
+            self._by_ns.setdefault(pid, set()).add(name)
+        self._readers = {}
 
     def read(self):
         t = time.time()
         out = {}
-        for q in root_qdiscs(timeout=2):
-            if q.get("dev") in self._wanted:
-                out[q["dev"]] = (q.get("bytes"), q.get("backlog"))
+        for pid, names in self._by_ns.items():
+            try:
+                if pid not in self._readers:
+                    self._readers[pid] = QdiscReader(pid)
+                qs = self._readers[pid].read()
+            except OSError:  # a host gone (its testbed stopping): no sample from it
+                continue
+            for name in names:
+                if name in qs:
+                    out[name if pid is None else (pid, name)] = qs[name][1:]
         return t, out
+
+    def stop(self):
+        super().stop()
+        for r in self._readers.values():
+            r.close()
+        self._readers = {}
 
     @staticmethod
     def diff(prev, cur):

@@ -1,0 +1,75 @@
+"""The queue sampler's rtnetlink reader (experiments/explib/nlqdisc.py)
+against `tc -s -j qdisc show` of the same namespace: the same root qdiscs,
+bytes sent and bytes queued. With root, in a namespace of this test's own
+(`unshare --net`, gone with its process) whose shaper holds a queue that
+does not move while both are read; the parser also on a made-up message."""
+import json
+import os
+import struct
+import subprocess
+import sys
+import time
+
+import pytest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "experiments"))
+from explib import nlqdisc  # noqa: E402
+
+# a veth whose egress is a token bucket of 8 kbit/s: the first frames go
+# out, the rest wait in its queue for minutes, so the counters stand still
+SETUP = """
+ip link add nlqa type veth peer name nlqb
+ip link set nlqa up && ip link set nlqb up
+ip addr add 10.99.0.1/24 dev nlqa
+ip neigh add 10.99.0.9 lladdr 02:00:00:00:00:09 dev nlqa
+tc qdisc add dev nlqa root handle 1: tbf rate 8kbit burst 2k limit 200000
+ping -q -c 30 -i 0.01 -s 1200 -W 1 10.99.0.9 >/dev/null 2>&1
+echo ready
+exec sleep 120
+"""
+
+
+def attr(typ, payload):
+    ln = 4 + len(payload)
+    return struct.pack("=HH", ln, typ) + payload + b"\0" * ((4 - ln % 4) % 4)
+
+
+def qdisc_msg(ifindex, parent, kind, sent, backlog):
+    stats = attr(nlqdisc.TCA_STATS_BASIC, struct.pack("=QI", sent, 7) + b"\0" * 4) + \
+        attr(nlqdisc.TCA_STATS_QUEUE, struct.pack("=IIIII", 3, backlog, 0, 0, 0))
+    return struct.pack("=BxxxiIII", 0, ifindex, 0x10000, parent, 1) + attr(nlqdisc.TCA_KIND, kind + b"\0") + \
+        attr(nlqdisc.TCA_STATS2 | 0x8000, stats)
+
+
+def test_the_parser_takes_root_qdiscs_only():
+    assert nlqdisc.root_qdisc(qdisc_msg(5, nlqdisc.TC_H_ROOT, b"htb", 123456789012, 9000)) == \
+        (5, "htb", 123456789012, 9000)
+    assert nlqdisc.root_qdisc(qdisc_msg(5, 0x50001, b"bfifo", 1, 2)) is None  # a leaf under a class
+    assert nlqdisc.root_qdisc(b"\0" * 10) is None                              # cut short
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root (a network namespace)")
+def test_counters_match_tc_in_another_namespace():
+    p = subprocess.Popen(["unshare", "--net", "sh", "-ec", SETUP], stdout=subprocess.PIPE, text=True)
+    reader = None
+    try:
+        assert p.stdout.readline().strip() == "ready"
+        reader = nlqdisc.QdiscReader(p.pid)
+        got = reader.read()
+        tc = subprocess.run(["nsenter", "-t", str(p.pid), "-n", "tc", "-s", "-j", "qdisc", "show"],
+                            capture_output=True, text=True, check=True)
+        want = {q["dev"]: (q["kind"], q["bytes"], q["backlog"]) for q in json.loads(tc.stdout) if q.get("root")}
+        assert got == want
+        kind, sent, queued = got["nlqa"]
+        assert kind == "tbf" and sent > 0 and queued > 10000, got   # frames went out, more wait
+        here = nlqdisc.QdiscReader()
+        assert "nlqa" not in here.read()                            # this namespace has no such port
+        here.close()
+        time.sleep(0.2)
+        assert reader.read()["nlqa"] == got["nlqa"]                 # a second dump on the same socket
+    finally:
+        if reader:
+            reader.close()
+        p.kill()
+        p.wait()
