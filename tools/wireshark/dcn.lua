@@ -17,10 +17,21 @@
 
 local dcn = Proto("dcn", "DCN source-routing header")
 
-local TYPES = { [1] = "data", [2] = "probe", [3] = "probe-response", [4] = "path-failure", [5] = "hello",
-    [6] = "unreachable" }
+-- The header's constants, named as agent/src/agent/core/wire.h defines them
+-- for the agent and its kernel relay (without the DCN_ prefix); that file is
+-- the definition, and tests/unit/wire_lua.sh fails when this table differs.
+local W = {
+    ETHERTYPE = 0x88B5, ETH_HLEN = 14, VERSION = 1, HDR_FIXED = 28, HDR_BASE = 36, PROTO_IPV4 = 0x0800,
+    FLAG_MDCUBE = 0x01, FLAG_SEGMENTED = 0x02,
+    T_DATA = 1, T_PROBE = 2, T_PROBE_RESP = 3, T_PATH_FAIL = 4, T_HELLO = 5, T_UNREACH = 6,
+    OFF_VERSION = 0, OFF_TYPE = 1, OFF_FLAGS = 2, OFF_NHOPS = 3, OFF_SRC = 4, OFF_DST = 8, OFF_PKTID = 12,
+    OFF_PROTO = 14, OFF_PLEN = 16, OFF_CSUM = 18, OFF_NHI = 20, OFF_AVAIL = 24, OFF_NHA = 28,
+}
+
+local TYPES = { [W.T_DATA] = "data", [W.T_PROBE] = "probe", [W.T_PROBE_RESP] = "probe-response",
+    [W.T_PATH_FAIL] = "path-failure", [W.T_HELLO] = "hello", [W.T_UNREACH] = "unreachable" }
 local CSUM_STATUS = { [0] = "Bad", [1] = "Good", [2] = "Unverified" }
-local FIXED, BROADCAST, MAX_CONTAINERS, PATH_MAX_NODES = 28, 0xFFFFFFFF, 16, 160
+local FIXED, BROADCAST, MAX_CONTAINERS, PATH_MAX_NODES = W.HDR_FIXED, 0xFFFFFFFF, 16, 160
 
 local f = dcn.fields
 f.version = ProtoField.uint8("dcn.version", "Version")
@@ -180,8 +191,8 @@ end
 -- payload is not decoded; it gets dcn.payload_short and an expert warning.
 -- This is no dcn.malformed token: the codec accepts the header, and
 -- dcn-dump (which prints no payload fields then either) says nothing.
-local PAYLOADS = { [2] = { "Probe", 20 }, [3] = { "Probe", 20 }, [4] = { "Path failure", 12 },
-    [5] = { "Hello", 8 }, [6] = { "Unreachable", 16 } }
+local PAYLOADS = { [W.T_PROBE] = { "Probe", 20 }, [W.T_PROBE_RESP] = { "Probe", 20 },
+    [W.T_PATH_FAIL] = { "Path failure", 12 }, [W.T_HELLO] = { "Hello", 8 }, [W.T_UNREACH] = { "Unreachable", 16 } }
 
 local function payload_fields(tree, tvb, off, len, ty, plen)
     local spec = PAYLOADS[ty]
@@ -196,7 +207,7 @@ local function payload_fields(tree, tvb, off, len, ty, plen)
         return
     end
     local p = tree:add(dcn, tvb(off, size), name)
-    if ty == 2 or ty == 3 then
+    if ty == W.T_PROBE or ty == W.T_PROBE_RESP then
         p:add(f.probe_seq, tvb(off, 4))
         p:add(f.probe_src, tvb(off + 4, 4))
         p:add(f.probe_dst, tvb(off + 8, 4))
@@ -204,18 +215,18 @@ local function payload_fields(tree, tvb, off, len, ty, plen)
         p:add(f.probe_dport, tvb(off + 14, 2))
         p:add(f.probe_proto, tvb(off + 16, 1))
         p:add(f.probe_pad, tvb(off + 17, 3))
-    elseif ty == 4 then
+    elseif ty == W.T_PATH_FAIL then
         p:add(f.fail_a, tvb(off, 4))
         p:add(f.fail_b, tvb(off + 4, 4))
         p:add(f.fail_type, tvb(off + 8, 1))
         p:add(f.fail_pad, tvb(off + 9, 1))
         p:add(f.fail_id, tvb(off + 10, 2))
-    elseif ty == 5 then
+    elseif ty == W.T_HELLO then
         p:add(f.hello_port, tvb(off, 1))
         p:add(f.hello_pad, tvb(off + 1, 1))
         p:add(f.hello_ms, tvb(off + 2, 2))
         p:add(f.hello_reserved, tvb(off + 4, 4))
-    elseif ty == 6 then
+    elseif ty == W.T_UNREACH then
         local b = bcube()
         p:add(f.unreach_flow, tvb(off, 4))
         p:add(f.unreach_dst, tvb(off + 4, 4)):append_text(" (" .. server_name(b, tvb(off + 4, 4):uint()) .. ")")
@@ -239,41 +250,42 @@ function dcn.dissector(tvb, pinfo, tree)
         mark_malformed(t, pinfo, "truncated")
         return len
     end
-    local version = tvb(0, 1):uint()
-    t:add(f.version, tvb(0, 1))
-    if version ~= 1 then
+    local version = tvb(W.OFF_VERSION, 1):uint()
+    t:add(f.version, tvb(W.OFF_VERSION, 1))
+    if version ~= W.VERSION then
         mark_malformed(t, pinfo, "bad-version")
         return len
     end
-    local ty, flags, nhops = tvb(1, 1):uint(), tvb(2, 1):uint(), tvb(3, 1):uint()
-    local src, dst, plen, nhi = tvb(4, 4):uint(), tvb(8, 4):uint(), tvb(16, 2):uint(), tvb(20, 1):uint()
+    local ty, flags, nhops = tvb(W.OFF_TYPE, 1):uint(), tvb(W.OFF_FLAGS, 1):uint(), tvb(W.OFF_NHOPS, 1):uint()
+    local src, dst = tvb(W.OFF_SRC, 4):uint(), tvb(W.OFF_DST, 4):uint()
+    local plen, nhi = tvb(W.OFF_PLEN, 2):uint(), tvb(W.OFF_NHI, 1):uint()
     local b = bcube()
     local tyname = TYPES[ty] or ("type-" .. ty)
-    t:add(f.type, tvb(1, 1))
+    t:add(f.type, tvb(W.OFF_TYPE, 1))
     t:add(f.type_name, tyname):set_generated()
-    local fl = t:add(f.flags, tvb(2, 1))
-    fl:add(f.flag_mdcube, tvb(2, 1))
-    fl:add(f.flag_segmented, tvb(2, 1))
-    t:add(f.nhops, tvb(3, 1))
-    t:add(f.src, tvb(4, 4)):append_text(" (" .. server_name(b, src) .. ")")
-    t:add(f.dst, tvb(8, 4)):append_text(" (" .. server_name(b, dst) .. ")")
+    local fl = t:add(f.flags, tvb(W.OFF_FLAGS, 1))
+    fl:add(f.flag_mdcube, tvb(W.OFF_FLAGS, 1))
+    fl:add(f.flag_segmented, tvb(W.OFF_FLAGS, 1))
+    t:add(f.nhops, tvb(W.OFF_NHOPS, 1))
+    t:add(f.src, tvb(W.OFF_SRC, 4)):append_text(" (" .. server_name(b, src) .. ")")
+    t:add(f.dst, tvb(W.OFF_DST, 4)):append_text(" (" .. server_name(b, dst) .. ")")
     if b then
         t:add(f.src_name, server_name(b, src)):set_generated()
         t:add(f.dst_name, server_name(b, dst)):set_generated()
     end
-    t:add(f.pkt_id, tvb(12, 2))
-    t:add(f.proto, tvb(14, 2))
-    t:add(f.plen, tvb(16, 2))
-    local csum_item = t:add(f.csum, tvb(18, 2))
-    t:add(f.nhi, tvb(20, 1))
-    t:add(f.reserved, tvb(21, 3))
-    t:add(f.avail, tvb(24, 4))
+    t:add(f.pkt_id, tvb(W.OFF_PKTID, 2))
+    t:add(f.proto, tvb(W.OFF_PROTO, 2))
+    t:add(f.plen, tvb(W.OFF_PLEN, 2))
+    local csum_item = t:add(f.csum, tvb(W.OFF_CSUM, 2))
+    t:add(f.nhi, tvb(W.OFF_NHI, 1))
+    t:add(f.reserved, tvb(W.OFF_NHI + 1, W.OFF_AVAIL - W.OFF_NHI - 1))
+    t:add(f.avail, tvb(W.OFF_AVAIL, 4))
 
     -- The NHA array, as far as it is captured.
     local nha = {}
-    local nt = t:add(dcn, tvb(FIXED, math.min(nha_bytes(nhops), len - FIXED)), "NHA path")
+    local nt = t:add(dcn, tvb(W.OFF_NHA, math.min(nha_bytes(nhops), len - W.OFF_NHA)), "NHA path")
     for i = 1, nhops do
-        local off = FIXED + i - 1
+        local off = W.OFF_NHA + i - 1
         if off >= len then break end
         nha[i] = tvb(off, 1):uint()
         local item = nt:add(f.nha, tvb(off, 1))
@@ -290,10 +302,11 @@ function dcn.dissector(tvb, pinfo, tree)
 
     -- Header length and the codec's checks, in its order.
     local n, malformed, ext_ok = FIXED + nha_bytes(nhops), nil, false
-    local segmented = math.floor(flags / 2) % 2 == 1
-    if segmented and flags % 2 == 0 then
+    local segmented = math.floor(flags / W.FLAG_SEGMENTED) % 2 == 1
+    local mdcube = math.floor(flags / W.FLAG_MDCUBE) % 2 == 1
+    if segmented and not mdcube then
         malformed = "bad-extension"
-    elseif flags % 2 == 1 then
+    elseif mdcube then
         if len < n + 8 then
             malformed = "truncated"
         else
@@ -350,7 +363,7 @@ function dcn.dissector(tvb, pinfo, tree)
             end
         end
     end
-    local raw = ty == 5 and nhops == 0 and "-" or raw_path(nha, nhi, nhops)
+    local raw = ty == W.T_HELLO and nhops == 0 and "-" or raw_path(nha, nhi, nhops)
     t:add(f.path_raw, raw):set_generated()
     local shown = raw
     if servers then
@@ -369,7 +382,7 @@ function dcn.dissector(tvb, pinfo, tree)
     -- The payload: IPv4 to Wireshark's own dissector, control payloads here
     -- (also an empty one: a control payload shorter than its type's is flagged).
     if n <= len and (not malformed or malformed ~= "truncated") then
-        if ty == 1 and tvb(14, 2):uint() == 0x0800 then
+        if ty == W.T_DATA and tvb(W.OFF_PROTO, 2):uint() == W.PROTO_IPV4 then
             if n < len then
                 ip_dissector:call(tvb(n):tvb(), pinfo, tree)
                 -- keep the DCN summary (and any MALFORMED flag) in front of IP's
@@ -382,4 +395,4 @@ function dcn.dissector(tvb, pinfo, tree)
     return len
 end
 
-DissectorTable.get("ethertype"):add(0x88B5, dcn)
+DissectorTable.get("ethertype"):add(W.ETHERTYPE, dcn)

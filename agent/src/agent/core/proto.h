@@ -1,5 +1,7 @@
 /* The DCN header: between Ethernet (EtherType 0x88B5) and IP. Byte layout
- * in docs/protocol.md; all multi-byte fields are big-endian.
+ * in docs/protocol.md; all multi-byte fields are big-endian. Its constants
+ * (EtherType, offsets, types, flags) are defined once, in wire.h, which the
+ * kernel relay (relay.bpf.c) includes too.
  *
  *  off len field
  *   0   1  version (1)
@@ -32,47 +34,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define DCN_ETHERTYPE 0x88B5
-#define DCN_ETH_HLEN 14
-#define DCN_VERSION 1
-#define DCN_HDR_FIXED 28
-#define DCN_HDR_BASE 36 /* fixed part + 8 NHAs, the BCube paper's size */
+#include "wire.h"
+
 #define DCN_MAX_HOPS 255
 #define DCN_MAX_CONTAINERS 16
 #define DCN_HDR_MAX (DCN_HDR_FIXED + 256 + 8 + 4 * DCN_MAX_CONTAINERS)
-#define DCN_FLAG_MDCUBE 0x01
-/* Hierarchical MDCube routing (docs/protocol.md): the NHA path ends where
- * the current container's segment ends; the server there appends the next
- * segment. Only together with DCN_FLAG_MDCUBE. */
-#define DCN_FLAG_SEGMENTED 0x02
-#define DCN_PROTO_IPV4 0x0800
 #define DCN_BROADCAST_ADDR 0xFFFFFFFFu
-
-enum dcn_pkt_type {
-    DCN_T_DATA = 1,
-    DCN_T_PROBE = 2,
-    DCN_T_PROBE_RESP = 3,
-    DCN_T_PATH_FAIL = 4,
-    DCN_T_HELLO = 5,
-    DCN_T_UNREACH = 6, /* MDCube: the next container cannot be reached */
-};
-
-/* Header field offsets. */
-enum {
-    DCN_OFF_VERSION = 0,
-    DCN_OFF_TYPE = 1,
-    DCN_OFF_FLAGS = 2,
-    DCN_OFF_NHOPS = 3,
-    DCN_OFF_SRC = 4,
-    DCN_OFF_DST = 8,
-    DCN_OFF_PKTID = 12,
-    DCN_OFF_PROTO = 14,
-    DCN_OFF_PLEN = 16,
-    DCN_OFF_CSUM = 18,
-    DCN_OFF_NHI = 20,
-    DCN_OFF_AVAIL = 24,
-    DCN_OFF_NHA = 28,
-};
 
 /* A decoded header. nha points into the decoded buffer (decode) or at the
  * caller's array (encode). */

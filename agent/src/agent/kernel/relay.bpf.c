@@ -35,15 +35,8 @@
 #include <bpf/bpf_endian.h>
 #include <bpf/bpf_helpers.h>
 
+#include "../core/wire.h"
 #include "relay_maps.h"
-
-#define DCN_ETHERTYPE 0x88B5
-#define OFF_NHI 20
-#define OFF_PROTO 14
-#define OFF_PKTID 12
-#define OFF_PLEN 16
-#define OFF_CSUM 18
-#define ETH_P_IPV4 0x0800
 
 struct {
     __uint(type, BPF_MAP_TYPE_LRU_HASH);
@@ -138,7 +131,7 @@ static __always_inline int reread_ethertype(struct __sk_buff *skb)
  * DCN header out; dcn0's ingress then receives the bare IPv4 packet. */
 static __always_inline int deliver(struct __sk_buff *skb, const __u8 *h, __u32 plen, __u32 in_port)
 {
-    if (h[OFF_PROTO] != (ETH_P_IPV4 >> 8) || h[OFF_PROTO + 1] != (ETH_P_IPV4 & 0xff))
+    if (h[DCN_OFF_PROTO] != (DCN_PROTO_IPV4 >> 8) || h[DCN_OFF_PROTO + 1] != (DCN_PROTO_IPV4 & 0xff))
         return TC_ACT_UNSPEC;
     struct krelay_config *c = config_of();
     if (!c || !c->tun_ifindex || c->deliver_to_agent || skb->vlan_present) /* the tags below must be ours */
@@ -150,7 +143,7 @@ static __always_inline int deliver(struct __sk_buff *skb, const __u8 *h, __u32 p
     if ((ip[0] >> 4) != 4 || tot < 20 || tot < (ip[0] & 15u) * 4u || tot > plen)
         return TC_ACT_UNSPEC; /* the agent counts it */
     __u32 len = skb->len, tun = c->tun_ifindex;
-    __be16 ipv4 = bpf_htons(ETH_P_IPV4);
+    __be16 ipv4 = bpf_htons(DCN_PROTO_IPV4);
     if (bpf_skb_store_bytes(skb, 12, &ipv4, 2, 0) || reread_ethertype(skb) || skb->protocol != ipv4 ||
         bpf_skb_adjust_room(skb, -KRELAY_HDR_LEN, BPF_ADJ_ROOM_MAC, 0))
         return TC_ACT_SHOT; /* the frame is no longer whole */
@@ -170,12 +163,12 @@ int dcn_kernel_relay(struct __sk_buff *skb)
     __u8 *h = data + ETH_HLEN;
     if (h + KRELAY_HDR_LEN > end)
         return TC_ACT_UNSPEC;
-    if (h[0] != 1 || h[1] != 1 || h[2] != 0) /* version 1, data, no flags */
+    if (h[DCN_OFF_VERSION] != DCN_VERSION || h[DCN_OFF_TYPE] != DCN_T_DATA || h[DCN_OFF_FLAGS] != 0)
         return TC_ACT_UNSPEC;
-    __u8 nhops = h[3], nhi = h[OFF_NHI];
+    __u8 nhops = h[DCN_OFF_NHOPS], nhi = h[DCN_OFF_NHI];
     if (nhops > KRELAY_MAX_NHOPS || nhi == 0 || nhi > nhops)
         return TC_ACT_UNSPEC;
-    __u32 plen = (__u32)h[OFF_PLEN] << 8 | h[OFF_PLEN + 1];
+    __u32 plen = (__u32)h[DCN_OFF_PLEN] << 8 | h[DCN_OFF_PLEN + 1];
     if (skb->len < ETH_HLEN + KRELAY_HDR_LEN + plen)
         return TC_ACT_UNSPEC;
     if (fold(bpf_csum_diff(0, 0, (__be32 *)h, KRELAY_HDR_LEN, 0)) != 0xffff) /* the agent counts it */
@@ -184,14 +177,14 @@ int dcn_kernel_relay(struct __sk_buff *skb)
     struct krelay_path_key k = {.nhops = nhops, .nhi = nhi};
     __builtin_memcpy(&k.src, h + 4, 4);
     __builtin_memcpy(&k.dst, h + 8, 4);
-    __builtin_memcpy(k.nha, h + 28, KRELAY_MAX_NHOPS);
+    __builtin_memcpy(k.nha, h + DCN_OFF_NHA, KRELAY_MAX_NHOPS);
     struct krelay_path_val *pv = bpf_map_lookup_elem(&paths, &k);
     if (!pv || pv->in_ifindex != skb->ifindex)
         return TC_ACT_UNSPEC;
     if (nhi == nhops)
         return deliver(skb, h, plen, pv->in_port);
 
-    __u8 *q = h + 28 + (nhi & (KRELAY_MAX_NHOPS - 1)); /* the next hop's NHA */
+    __u8 *q = h + DCN_OFF_NHA + (nhi & (KRELAY_MAX_NHOPS - 1)); /* the next hop's NHA */
     if (q + 1 > end)
         return TC_ACT_UNSPEC;
     __u32 nha = *q;
@@ -200,12 +193,12 @@ int dcn_kernel_relay(struct __sk_buff *skb)
         return TC_ACT_UNSPEC; /* the agent reports the failure */
 
     __u16 oldw, neww;
-    __builtin_memcpy(&oldw, h + OFF_NHI, 2); /* NHI and the reserved byte, as in the frame */
-    __u8 next[2] = {nhi + 1, h[OFF_NHI + 1]};
+    __builtin_memcpy(&oldw, h + DCN_OFF_NHI, 2); /* NHI and the reserved byte, as in the frame */
+    __u8 next[2] = {nhi + 1, h[DCN_OFF_NHI + 1]};
     __builtin_memcpy(&neww, next, 2);
     __u32 len = skb->len, in_port = pv->in_port, out_port = ne->port, ifindex = ne->ifindex;
-    if (bpf_l3_csum_replace(skb, ETH_HLEN + OFF_CSUM, oldw, neww, 2) ||
-        bpf_skb_store_bytes(skb, ETH_HLEN + OFF_NHI, next, 1, 0) || bpf_skb_store_bytes(skb, 0, ne->mac, 12, 0))
+    if (bpf_l3_csum_replace(skb, ETH_HLEN + DCN_OFF_CSUM, oldw, neww, 2) ||
+        bpf_skb_store_bytes(skb, ETH_HLEN + DCN_OFF_NHI, next, 1, 0) || bpf_skb_store_bytes(skb, 0, ne->mac, 12, 0))
         return TC_ACT_SHOT;
     count_rx(in_port, len, 0);
     count_tx(out_port, len, 1);
@@ -265,13 +258,13 @@ static __always_inline int encap_send(struct __sk_buff *skb, struct krelay_flow 
     __builtin_memcpy(fr + ETH_HLEN, f->hdr, KRELAY_HDR_LEN);
     __u8 *h = fr + ETH_HLEN;
     __u64 id = __sync_fetch_and_add(&f->packets, 1);
-    h[OFF_PKTID] = (__u8)(id >> 8);
-    h[OFF_PKTID + 1] = (__u8)id;
-    h[OFF_PLEN] = (__u8)(len >> 8);
-    h[OFF_PLEN + 1] = (__u8)len;
-    h[OFF_CSUM] = h[OFF_CSUM + 1] = 0;
+    h[DCN_OFF_PKTID] = (__u8)(id >> 8);
+    h[DCN_OFF_PKTID + 1] = (__u8)id;
+    h[DCN_OFF_PLEN] = (__u8)(len >> 8);
+    h[DCN_OFF_PLEN + 1] = (__u8)len;
+    h[DCN_OFF_CSUM] = h[DCN_OFF_CSUM + 1] = 0;
     __u16 csum = (__u16)~fold(bpf_csum_diff(0, 0, (__be32 *)h, KRELAY_HDR_LEN, 0));
-    __builtin_memcpy(h + OFF_CSUM, &csum, 2);
+    __builtin_memcpy(h + DCN_OFF_CSUM, &csum, 2);
     __u32 port = f->port, ifindex = f->ifindex;
     if (bpf_skb_store_bytes(skb, 0, fr, sizeof fr, 0) || reread_ethertype(skb) ||
         skb->protocol != bpf_htons(DCN_ETHERTYPE))
@@ -295,7 +288,7 @@ int dcn_kernel_send(struct __sk_buff *skb)
         skb->mark = 0;
         return TC_ACT_UNSPEC;
     }
-    if (skb->protocol != bpf_htons(ETH_P_IPV4))
+    if (skb->protocol != bpf_htons(DCN_PROTO_IPV4))
         return TC_ACT_UNSPEC;
     struct krelay_flow_key k;
     struct krelay_neigh *ne;
@@ -307,7 +300,7 @@ int dcn_kernel_send(struct __sk_buff *skb)
         if (!c || !c->seg_ifindex || !bpf_map_lookup_elem(&flows, &k))
             return TC_ACT_UNSPEC; /* the agent cuts it */
         __u32 seg = c->seg_ifindex;
-        __u8 eth[ETH_HLEN] = {[12] = ETH_P_IPV4 >> 8, [13] = ETH_P_IPV4 & 0xff};
+        __u8 eth[ETH_HLEN] = {[12] = DCN_PROTO_IPV4 >> 8, [13] = DCN_PROTO_IPV4 & 0xff};
         if (bpf_skb_change_head(skb, ETH_HLEN, 0))
             return TC_ACT_UNSPEC;
         if (bpf_skb_store_bytes(skb, 0, eth, ETH_HLEN, 0))
@@ -337,7 +330,7 @@ int dcn_kernel_segment(struct __sk_buff *skb)
     if (!c)
         return TC_ACT_SHOT;
     __u32 tun = c->tun_ifindex;
-    if (skb->protocol != bpf_htons(ETH_P_IPV4) || skb->len <= ETH_HLEN)
+    if (skb->protocol != bpf_htons(DCN_PROTO_IPV4) || skb->len <= ETH_HLEN)
         return TC_ACT_SHOT; /* nothing else comes this way */
     __u32 len = skb->len - ETH_HLEN;
     struct krelay_flow_key k;

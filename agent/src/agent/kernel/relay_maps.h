@@ -7,9 +7,11 @@
 
 #include <linux/types.h>
 
+#include "../core/wire.h"
+
 #define KRELAY_MAX_PORTS 4    /* NHA_MAX_PORTS */
 #define KRELAY_MAX_NHOPS 8    /* longer paths are relayed by the agent */
-#define KRELAY_HDR_LEN 36     /* the DCN header of a path of <= 8 hops */
+#define KRELAY_HDR_LEN DCN_HDR_BASE /* the DCN header of a path of <= 8 hops */
 #define KRELAY_PATHS 4096     /* validated paths kept (least recently used go) */
 #define KRELAY_FLOWS 1024     /* flows sent by the kernel (--kernel-relay full) */
 
