@@ -358,3 +358,9 @@ void kernel_relay_close(kernel_relay *kr)
     free(kr->percpu);
     free(kr);
 }
+
+int kernel_relay_fd(const kernel_relay *kr, const char *name)
+{
+    struct bpf_program *prog = bpf_object__find_program_by_name(kr->obj, name);
+    return prog ? bpf_program__fd(prog) : bpf_object__find_map_fd_by_name(kr->obj, name);
+}

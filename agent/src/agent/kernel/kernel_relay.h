@@ -48,5 +48,9 @@ void kernel_relay_sync(kernel_relay *kr, const engine *e);
  * meters and to its relayed_in_kernel counter. */
 void kernel_relay_fold_stats(kernel_relay *kr, engine *e);
 void kernel_relay_close(kernel_relay *kr);
+/* The fd of the relay's program or map of that name ("dcn_kernel_relay",
+ * "paths", "neigh", ...), or -1: for tests that run the program on
+ * crafted frames (BPF_PROG_TEST_RUN). */
+int kernel_relay_fd(const kernel_relay *kr, const char *name);
 
 #endif
