@@ -24,7 +24,7 @@ ip link set nlqa up && ip link set nlqb up
 ip addr add 10.99.0.1/24 dev nlqa
 ip neigh add 10.99.0.9 lladdr 02:00:00:00:00:09 dev nlqa
 tc qdisc add dev nlqa root handle 1: tbf rate 8kbit burst 2k limit 200000
-ping -q -c 30 -i 0.01 -s 1200 -W 1 10.99.0.9 >/dev/null 2>&1
+/usr/bin/python3 -c "import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); [s.sendto(bytes(1200), ('10.99.0.9', 9)) for _ in range(30)]"
 echo ready
 exec sleep 120
 """
