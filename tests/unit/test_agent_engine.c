@@ -201,6 +201,49 @@ START_TEST(ip_total_length_below_header_is_dropped)
 }
 END_TEST
 
+/* A hello naming a live neighbour from another MAC (any server on the
+ * same switch can send one) neither takes the entry's MAC over nor keeps
+ * the entry alive; once the entry has expired, or its port lost carrier,
+ * the next hello's MAC is learned (a neighbour whose port was replaced). */
+START_TEST(a_live_neighbours_mac_is_not_taken_over)
+{
+    engine_config cfg;
+    engine_config_default(&cfg);
+    cfg.hello_ms = 1000;
+    cfg.dead_misses = 3; /* dead after 3250 ms of silence */
+    harness *h = ah_new_cfg("bcube n=2 k=1", "h01", &cfg);
+    uint8_t real[6], other[6];
+    ah_mac(H00, 0, real);
+    ah_mac(H00, 1, other); /* what ah_hello sends from H00's port 1 */
+    ah_hello(h, 0, H00, 0);
+    ck_assert(h->e.nt.e[0x00].up);
+    ck_assert_mem_eq(h->e.nt.e[0x00].mac, real, 6);
+    uint32_t gen = h->e.nt.gen;
+    for (uint64_t t = 1500; t <= 4000; t += 500) { /* the forger keeps talking, the neighbour is silent */
+        h->now = t;
+        ah_hello(h, 0, H00, 1);
+        engine_tick(&h->e);
+    }
+    ck_assert_uint_eq(h->e.c.drop_hello_mac_conflict, 6);
+    ck_assert(h->e.nt.e[0x00].up);
+    ck_assert_mem_eq(h->e.nt.e[0x00].mac, real, 6);
+    ck_assert_uint_eq(h->e.nt.gen, gen);
+    h->now = 4251; /* heard last at 1000: dead at 1000 + 3250 + 1, the forger's hellos notwithstanding */
+    engine_tick(&h->e);
+    ck_assert(!h->e.nt.e[0x00].up);
+    ah_hello(h, 0, H00, 1); /* expired: the next hello's MAC is learned */
+    ck_assert(h->e.nt.e[0x00].up);
+    ck_assert_mem_eq(h->e.nt.e[0x00].mac, other, 6);
+    engine_carrier(&h->e, 0, false); /* a port that lost carrier learns anew too */
+    engine_carrier(&h->e, 0, true);
+    ah_hello(h, 0, H00, 0);
+    ck_assert(h->e.nt.e[0x00].up);
+    ck_assert_mem_eq(h->e.nt.e[0x00].mac, real, 6);
+    ck_assert_uint_eq(h->e.c.drop_hello_mac_conflict, 6);
+    ah_free(h);
+}
+END_TEST
+
 /* The tick waits for the engine's own deadlines while nothing else is
  * timed: the next hello, or the first neighbour that would be declared
  * dead; at most 100 ms once a flow exists. */
@@ -921,6 +964,7 @@ int main(void)
     TCase *tc = tcase_create("engine");
     tcase_add_test(tc, neighbor_table_from_topology);
     tcase_add_test(tc, hellos_are_sent_on_every_port);
+    tcase_add_test(tc, a_live_neighbours_mac_is_not_taken_over);
     tcase_add_test(tc, relay_forwards_with_one_lookup);
     tcase_add_test(tc, relay_sends_the_received_buffer_itself);
     tcase_add_test(tc, destination_strips_the_header);

@@ -168,12 +168,14 @@ START_TEST(neighbor_generation_moves_with_the_table)
     g = h->e.nt.gen;
     ah_hello(h, 1, H11, 1); /* the same again */
     ck_assert_uint_eq(h->e.nt.gen, g);
-    ah_hello(h, 1, H11, 0); /* a new MAC */
-    ck_assert_uint_gt(h->e.nt.gen, g);
-    g = h->e.nt.gen;
+    ah_hello(h, 1, H11, 0); /* another MAC for a live neighbour: refused, nothing moves */
+    ck_assert_uint_eq(h->e.nt.gen, g);
     h->now += 10000; /* silent: expires */
     engine_tick(&h->e);
     ck_assert(!h->e.nt.e[0x41].up);
+    ck_assert_uint_gt(h->e.nt.gen, g);
+    g = h->e.nt.gen;
+    ah_hello(h, 1, H11, 0); /* expired: the new MAC is learned */
     ck_assert_uint_gt(h->e.nt.gen, g);
     g = h->e.nt.gen;
     engine_carrier(&h->e, 0, false);

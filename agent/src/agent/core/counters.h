@@ -43,6 +43,7 @@
     X(drop_nhi_beyond_path) /* NHI > number of hops */                                                            \
     X(drop_unknown_type)                                                                                          \
     X(drop_not_neighbor)    /* an NHA names no neighbour of its hop, or a hello from a stranger */                \
+    X(drop_hello_mac_conflict) /* a hello naming a live neighbour, from another MAC: the entry keeps its own */   \
     X(drop_loop)            /* the path visits a server twice */                                                  \
     X(drop_bad_path)        /* path does not end at dst, or bad src address */                                    \
     X(drop_not_on_path)     /* the hop at NHI is not this server */                                               \

@@ -417,7 +417,12 @@ static void on_hello(engine *e, unsigned port, const uint8_t *frame, const dcn_h
         return;
     }
     bool went_up = false;
-    if (h->src >= e->t->n_servers || neigh_on_hello(&e->nt, port, h->src, frame + 6, eng_now(e), &went_up) < 0) {
+    int nha = h->src < e->t->n_servers ? neigh_on_hello(&e->nt, port, h->src, frame + 6, eng_now(e), &went_up) : -1;
+    if (nha == NEIGH_MAC_CONFLICT) {
+        e->c.drop_hello_mac_conflict++;
+        return;
+    }
+    if (nha < 0) {
         e->c.drop_not_neighbor++;
         return;
     }

@@ -41,8 +41,11 @@ int neigh_on_hello(neigh_table *nt, unsigned port, uint32_t node, const uint8_t 
     if (i < 0)
         return -1;
     neigh_entry *e = &nt->e[i];
-    if (memcmp(e->mac, mac, 6) != 0)
+    if (memcmp(e->mac, mac, 6) != 0) {
+        if (e->up)
+            return NEIGH_MAC_CONFLICT;
         nt->gen++;
+    }
     memcpy(e->mac, mac, 6);
     e->last_heard_ms = now_ms;
     e->heard = 1;

@@ -32,8 +32,13 @@ unsigned neigh_build(neigh_table *nt, const dcn_topo *t, uint32_t self);
 /* The NHA of neighbour node on port, or -1. */
 int neigh_find(const neigh_table *nt, unsigned port, uint32_t node);
 /* A hello from node arrived on port with source MAC mac. Returns the NHA,
- * or -1 when node is not a neighbour on that port. *went_up is set when
- * the entry changed from down to up. */
+ * -1 when node is not a neighbour on that port, or NEIGH_MAC_CONFLICT
+ * when the entry is up with another MAC: a live neighbour's MAC is not
+ * taken over, and such a hello does not keep the entry alive either (it
+ * changes nothing); once the entry has expired or its port lost carrier,
+ * the next hello's MAC is learned. *went_up is set when the entry changed
+ * from down to up. */
+#define NEIGH_MAC_CONFLICT (-2)
 int neigh_on_hello(neigh_table *nt, unsigned port, uint32_t node, const uint8_t mac[6], uint64_t now_ms,
                    bool *went_up);
 /* Marks entries silent for dead_ms down; returns how many went down. */
