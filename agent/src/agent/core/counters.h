@@ -24,6 +24,7 @@
     X(probe_rx)             /* probes ending here */                                                              \
     X(probe_resp_tx)                                                                                              \
     X(probe_resp_rx)                                                                                              \
+    X(probe_resp_capped)    /* probe response reporting more than our port onto its path carries: capped */       \
     X(path_failure_tx)                                                                                            \
     X(path_failure_rx)      /* addressed to us */                                                                 \
     X(path_failure_overheard) /* relayed and adopted: a flow of ours crosses the reporter and the link */          \
@@ -50,6 +51,7 @@
     X(drop_not_on_path)     /* the hop at NHI is not this server */                                               \
     X(drop_wrong_port)      /* arrived on a port its path does not name for this hop */                          \
     X(drop_fail_wrong_neighbor) /* path failure not from the neighbour (MAC) its path names */                    \
+    X(drop_probe_resp_wrong_neighbor) /* probe response for us not from the neighbour (MAC) its path names */      \
     X(drop_fail_link_off_path)  /* path failure naming a link not one hop beyond its sender / not on our flow */  \
     X(drop_fail_unknown_flow)   /* path failure addressed to us; no flow of ours goes through its sender */       \
     X(drop_next_hop_down)                                                                                         \

@@ -477,6 +477,16 @@ static bool link_beyond_reporter(const dcn_topo *t, const dcn_path *path, uint32
     return false;
 }
 
+/* Did frame come from the neighbour its path names as the previous hop
+ * (server NHI - 1), by the MAC that neighbour's hellos taught us? (The
+ * port is checked for every frame.) */
+static bool from_previous_hop(engine *e, unsigned port, const uint8_t *frame, const dcn_hdr *h, const dcn_path *path)
+{
+    int prev_pos = nha_server_pos(e->t, path, h->nhi - 1u);
+    int nha = prev_pos >= 0 ? neigh_find(&e->nt, port, path->node[prev_pos]) : -1;
+    return nha >= 0 && e->nt.e[nha].heard && memcmp(e->nt.e[nha].mac, frame + 6, 6) == 0;
+}
+
 /* Does link a-b, reported by the server at position 0 of path (we are at
  * pos), concern a flow of ours (or, MDCube hierarchical routing, a segment
  * we own): does one go through the reporter and over the link? */
@@ -520,9 +530,7 @@ static bool path_failure_acceptable(engine *e, unsigned port, const uint8_t *fra
         e->c.drop_bad_payload++;
         return false;
     }
-    int prev_pos = nha_server_pos(e->t, path, h->nhi - 1u);
-    int nha = prev_pos >= 0 ? neigh_find(&e->nt, port, path->node[prev_pos]) : -1;
-    if (nha < 0 || !e->nt.e[nha].heard || memcmp(e->nt.e[nha].mac, frame + 6, 6) != 0) {
+    if (!from_previous_hop(e, port, frame, h, path)) {
         e->c.drop_fail_wrong_neighbor++;
         return false;
     }
@@ -661,10 +669,16 @@ static void deliver_local(engine *e, unsigned port, const dcn_hdr *h, const uint
         }
         e->c.rx_ok++;
         e->c.probe_resp_rx++;
-        uint32_t seq;
+        uint32_t seq, avail = h->avail_mbps;
         dcn_flow_key k;
         get_flow(payload, &seq, &k);
-        ps_on_probe_response(e->ps, &k, seq, h->avail_mbps);
+        if (avail > e->port[port].capacity_mbps) { /* no path carries more than our own port onto it */
+            avail = e->port[port].capacity_mbps;
+            e->c.probe_resp_capped++;
+        }
+        dcn_path probed = *path; /* the response came back along the probed path */
+        dcn_path_reverse(&probed);
+        ps_on_probe_response(e->ps, &k, seq, avail, &probed);
         return;
     }
     case DCN_T_PATH_FAIL: /* already checked by path_failure_acceptable */
@@ -803,6 +817,10 @@ void engine_rx_frame(engine *e, unsigned port, uint8_t *frame, size_t len)
         return;
     if (h.type == DCN_T_PATH_FAIL && !path_failure_acceptable(e, port, frame, &h, payload, &path, pos))
         return;
+    if (h.type == DCN_T_PROBE_RESP && h.nhi == h.nhops && !from_previous_hop(e, port, frame, &h, &path)) {
+        e->c.drop_probe_resp_wrong_neighbor++; /* only the probed path's first hop hands us its answer */
+        return;
+    }
     if (h.nhi == h.nhops && h.dst != e->self)
         e->c.drop_bad_path++; /* control messages are never segmented */
     else if (h.nhi == h.nhops)
