@@ -23,6 +23,7 @@
 #include "agent/os/linkmon.h"
 #include "agent/os/pcap_io.h"
 #include "agent/os/pidfile.h"
+#include "agent/os/privs.h"
 #include "agent/os/rawsock.h"
 #include "agent/os/segveth.h"
 #include "agent/os/tun.h"
@@ -656,6 +657,11 @@ int main(int argc, char **argv)
     ev_signal_init(&a->sig_w[1], on_signal, SIGINT);
     ev_signal_start(a->loop, &a->sig_w[0]);
     ev_signal_start(a->loop, &a->sig_w[1]);
+    /* set up: from here on only what the running agent uses (os/privs.h) */
+    if (privs_drop(err, sizeof err) < 0) {
+        logf_("least privilege: %s", err);
+        return 1;
+    }
     char name[DCN_NAME_MAX];
     dcn_node_name(&a->topo, self, name, sizeof name);
     logf_("server %s id %u ip 10.%u.%u.%u, %u neighbours, tun %s mtu %u, ctl %s, path selection %s%s", name, self,

@@ -1,0 +1,42 @@
+"""A running agent keeps only CAP_NET_RAW, CAP_NET_ADMIN and CAP_BPF, with
+no_new_privs set (agent/src/agent/os/privs.h, issue 40), and still does
+its work with them: the smoke check passes on the default data path, a
+link failure is routed around and the link's return is taken up.
+Root: a BCube_1 n=2 testbed on Linux bridges."""
+import os
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+from orchestrator import smoke, testing  # noqa: E402
+from orchestrator.testbed import Testbed  # noqa: E402
+
+BUILD = testing.build_dir()
+KEPT = (1 << 12) | (1 << 13) | (1 << 39)  # CAP_NET_ADMIN, CAP_NET_RAW, CAP_BPF
+pytestmark = pytest.mark.skipif(os.geteuid() != 0 or not testing.agent_built(BUILD),
+                                reason="needs root and a built agent")
+
+
+def status(pid):
+    out = {}
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            k, _, v = line.partition(":")
+            out[k] = v.strip()
+    return out
+
+
+def test_running_agents_hold_only_what_they_use():
+    with Testbed(BUILD, "bcube n=2 k=1", switch="lxbr", log=lambda _m: None) as tb:
+        for name, proc in tb.agents.items():
+            st = status(proc.pid)
+            for field in ("CapEff", "CapPrm", "CapBnd"):
+                assert int(st[field], 16) == KEPT, (name, field, st[field])
+            assert int(st["CapInh"], 16) == 0, (name, st["CapInh"])
+            assert st["NoNewPrivs"] == "1", (name, st["NoNewPrivs"])
+        assert smoke.smoke(tb, log=lambda _m: None)["passed"]
+        tb.link_down("h00", "s0_0")
+        tb.link_up("h00", "s0_0")
+        tb.wait_ready()
+        assert smoke.smoke(tb, log=lambda _m: None)["passed"]
