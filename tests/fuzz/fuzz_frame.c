@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/core/csum.h"
 #include "agent/core/engine.h"
 #include "fuzz.h"
 #include "fuzz_engine.h"
@@ -63,25 +62,6 @@ static const dcn_topo *get_topo(unsigned i)
     return &topo[i];
 }
 
-/* The DCN header checksum of frame made good, when the frame is long
- * enough for the header its nhops, flags and container count say. */
-static void fix_header_csum(uint8_t *frame, size_t len)
-{
-    if (len < DCN_ETH_HLEN + DCN_HDR_FIXED || dcn_get16(frame + 12) != DCN_ETHERTYPE)
-        return;
-    uint8_t *h = frame + DCN_ETH_HLEN;
-    size_t hlen = DCN_HDR_FIXED + dcn_nha_bytes(h[DCN_OFF_NHOPS]);
-    if (h[DCN_OFF_FLAGS] & DCN_FLAG_MDCUBE) {
-        if (DCN_ETH_HLEN + hlen + 1 > len)
-            return;
-        hlen += 8 + 4 * (size_t)h[hlen];
-    }
-    if (DCN_ETH_HLEN + hlen > len)
-        return;
-    dcn_put16(h + DCN_OFF_CSUM, 0);
-    dcn_put16(h + DCN_OFF_CSUM, csum_compute(h, hlen));
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 2 || size - 1 > ENGINE_FRAME_MAX - ENGINE_HEADROOM)
@@ -122,7 +102,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     } else {
         memcpy(buf, body, len);
         if (data[0] & 4u)
-            fix_header_csum(buf, len);
+            fz_fix_header_csum(buf, len);
         engine_rx_frame(eng, eng->nports ? port % eng->nports : 0, buf, len);
     }
     clock_ms += 5000; /* timers: hellos due, neighbours expire, path selection ticks */

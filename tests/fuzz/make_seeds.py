@@ -8,10 +8,12 @@ hierarchical routing (segmented data frames, flags bit 1, and type 6
 MDCube capture: a data path cut after its first fibre hop, the rest of it
 with the segment start of the server that extended it, and a probe
 response turned into an unreachable message. The control-socket requests
-(fuzz_ctl) are listed below. Run after changing the generator or the harness
-input formats, and commit the result:
+(fuzz_ctl) are listed below; fuzz_sequence's seeds are made of
+fuzz_frame's. Run after changing the generator or the harness input
+formats, and commit the result:
 
   tests/fuzz/make_seeds.py build-test/tests/inspect/gen_capture
+  tests/fuzz/make_seeds.py --sequences    (fuzz_sequence's alone)
 """
 import os
 import shutil
@@ -140,7 +142,42 @@ def write(d, name, data):
         fh.write(data)
 
 
+def record(op, data):
+    """One event of a fuzz_sequence.c input: operation, 16-bit length, data."""
+    return struct.pack(">BH", op, len(data)) + data
+
+
+def sequence_seeds(corpus, every=2):
+    """fuzz_sequence's seeds from fuzz_frame's (every `every`-th): the server
+    the frame is for gets it, half a second passes, it gets it again, a
+    port's carrier goes and comes back, and it gets it a third time; a TUN
+    seed is sent twice with time between. Byte 0 keeps the topology."""
+    out = os.path.join(corpus, "fuzz_sequence")
+    shutil.rmtree(out, ignore_errors=True)
+    tick = record(2, struct.pack(">H", 50))
+    for i, name in enumerate(sorted(os.listdir(os.path.join(corpus, "fuzz_frame")))):
+        if i % every:
+            continue
+        with open(os.path.join(corpus, "fuzz_frame", name), "rb") as fh:
+            seed = fh.read()
+        topo, body = seed[0] & 1, seed[1:]
+        if seed[0] & 2 and body:  # a TUN packet from server body[0]
+            ev = record(1, body[1:])
+            data = bytes([topo, body[0]]) + ev + tick + ev + tick
+        elif len(body) >= 14:  # a frame for the server its destination MAC names, on its port
+            self_id, port = (body[2] << 16 | body[3] << 8 | body[4]) & 0xFF, body[5]
+            ev = record(0, bytes([port]) + body)
+            carrier = record(3, bytes([port, 0])) + tick + record(3, bytes([port, 1]))
+            data = bytes([topo, self_id]) + ev + tick + ev + carrier + ev
+        else:
+            continue
+        write(out, name, data)
+
+
 def main():
+    if len(sys.argv) == 2 and sys.argv[1] == "--sequences":  # fuzz_sequence's only, from fuzz_frame's
+        sequence_seeds(os.path.join(HERE, "corpus"))
+        return 0
     if len(sys.argv) != 2:
         print(__doc__.strip(), file=sys.stderr)
         return 2
@@ -171,6 +208,7 @@ def main():
             write(os.path.join(corpus, "fuzz_ctl"), f"server-pieces-{i:02d}", bytes([2 | (i & 1) | 3 << 2]) + r)
     for i, s in enumerate(SPECS):
         write(os.path.join(corpus, "fuzz_topo_params"), f"spec-{i:02d}", s.encode())
+    sequence_seeds(corpus)
     print("seeds written under", corpus)
     return 0
 
