@@ -128,12 +128,20 @@ class Agents:
         return "agent %s exited with status %s: %s" % (name, p.returncode, tail.strip())
 
     def wait_ready(self, names=None, timeout=None):
+        """Waits until every agent named is ready. Driven by progress, not
+        by a fixed time: it fails only when for `timeout` seconds (default:
+        --ready-timeout, else 30 s + 0.05 s a server + the dead interval) no
+        agent became ready and the pending agents' neighbours up, summed,
+        reached no new high, so a slow machine that keeps progressing is
+        waited for however long it takes (docs/testbed.md)."""
         names = list(names or self.hosts)
         if timeout is None:
             timeout = self.ready_timeout or (30 + 0.05 * len(names) +
                                              self.hello_ms * self.dead_misses / 1000.0)
         pending = set(names)
-        deadline = time.time() + timeout
+        up = {}               # pending agent -> neighbours up in its last answer
+        best = (-1, -1)       # (agents ready, neighbours up of the pending ones): the highest seen
+        last_progress = time.time()
         last_print = 0
         t0 = time.time()
         # an agent that answered "not ready" is asked again after this long
@@ -148,11 +156,17 @@ class Agents:
                 for n, st in poller.answers(min(0.2, max(0.05, self.hello_ms / 2000.0))).items():
                     if st and st.get("ready"):
                         pending.discard(n)
+                        up.pop(n, None)
+                    elif st and isinstance(st.get("neighbors_up"), int):
+                        up[n] = st["neighbors_up"]
                 done = len(names) - len(pending)
+                score = (done, sum(up.values()))
+                if score > best:
+                    best, last_progress = score, time.time()
                 if time.time() - last_print >= 1 or not pending:
                     self.log("*** agents ready %d/%d (%.1f s)" % (done, len(names), time.time() - t0))
                     last_print = time.time()
-                if pending and time.time() > deadline:
+                if pending and time.time() - last_progress > timeout:
                     sample = sorted(pending)[:8]
                     detail = []
                     for n in sample:
@@ -160,8 +174,8 @@ class Agents:
                         detail.append("%s: %s" % (n, "unreachable" if st is None else
                                                   "%s/%s neighbours" % (st.get("neighbors_up"),
                                                                         st.get("neighbors_total"))))
-                    raise TestbedError("%d agents not ready after %.0f s (%s)" % (
-                        len(pending), timeout, "; ".join(detail)))
+                    raise TestbedError("%d agents not ready: no progress for %.0f s, %.0f s in all (%s)" % (
+                        len(pending), timeout, time.time() - t0, "; ".join(detail)))
         return time.time() - t0
 
     def stop_agent(self, name, grace=3.0):

@@ -15,6 +15,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 from orchestrator.agents import Agents  # noqa: E402
+from orchestrator import errors  # noqa: E402
 from orchestrator.status_poll import StatusPoller  # noqa: E402
 
 
@@ -54,6 +55,27 @@ class StandIn:
     def close(self):
         self.stop = True
         self.s.close()
+
+
+class Climbing(StandIn):
+    """A stand-in agent that hears one more neighbour each `step` seconds
+    and is ready once it has `total` (or that never gets past `stuck_at`)."""
+
+    def __init__(self, path, total, step, stuck_at=None):
+        self.total, self.step, self.stuck_at = total, step, stuck_at  # before the serving thread starts
+        self.t0 = time.time()
+        super().__init__(path, b"", after=0.0)
+
+    @property
+    def answer(self):
+        up = min(self.total, int((time.time() - self.t0) / self.step))
+        if self.stuck_at is not None:
+            up = min(up, self.stuck_at)
+        return json.dumps({"ready": up >= self.total, "neighbors_up": up, "neighbors_total": self.total}).encode()
+
+    @answer.setter
+    def answer(self, _value):
+        pass
 
 
 class FakeTestbed(Agents):
@@ -182,3 +204,37 @@ def test_wait_ready_shows_progress_while_agents_set_up():
         # second before the last, counting at most the first half, and all of it
         early = [int(line.split()[3].split("/")[0]) for t, line in tb.lines if t - t0 < 2.4]
         assert len(early) >= 2 and max(early) == 20, texts
+
+
+def test_wait_ready_waits_as_long_as_agents_progress():
+    # a slow machine: every agent hears a neighbour each 0.4 s and needs 8,
+    # 3.2 s in all, four times the allowed time without progress
+    with tempfile.TemporaryDirectory() as d:
+        names = ["h%02d" % i for i in range(6)]
+        tb = FakeTestbed(d, names)
+        agents = [Climbing(tb._sock(n), total=8, step=0.4) for n in names]
+        try:
+            took = tb.wait_ready(timeout=0.8)
+        finally:
+            for a in agents:
+                a.close()
+        assert 3.0 < took < 6, took
+
+
+def test_wait_ready_fails_once_progress_stops():
+    with tempfile.TemporaryDirectory() as d:
+        names = ["h00", "h01"]
+        tb = FakeTestbed(d, names)
+        agents = [Climbing(tb._sock("h00"), total=4, step=0.1),
+                  Climbing(tb._sock("h01"), total=4, step=0.1, stuck_at=2)]  # 2 of 4 heard, then nothing
+        t0 = time.time()
+        try:
+            tb.wait_ready(timeout=1.0)
+            raise AssertionError("wait_ready returned with h01 stuck")
+        except errors.TestbedError as e:
+            msg = str(e)
+        finally:
+            for a in agents:
+                a.close()
+        assert "1 agents not ready: no progress for 1 s" in msg and "h01: 2/4 neighbours" in msg, msg
+        assert time.time() - t0 < 3, time.time() - t0
