@@ -2,6 +2,7 @@
 or even exported: a testbed far too large for the memory would otherwise
 die late, after minutes of bring-up (`bcube n=32 k=3` is a million
 servers)."""
+from .ovs import mem_available_kib
 
 # Memory a server costs with its agent, its links and its share of the
 # switches: results/bringup/ measured a peak of 6829 MiB for the 2048
@@ -14,11 +15,7 @@ MEM_SHARE = 0.8
 
 
 def mem_available_mib():
-    with open("/proc/meminfo") as f:
-        for line in f:
-            if line.startswith("MemAvailable:"):
-                return int(line.split()[1]) / 1024.0
-    return 0.0
+    return mem_available_kib() / 1024.0
 
 
 def too_large(counts, available_mib):

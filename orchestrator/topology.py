@@ -23,42 +23,42 @@ def tool_path(build_dir, name):
     return None
 
 
+def _dcn_topo(build_dir, command, spec, *extra):
+    """`dcn-topo COMMAND SPEC... EXTRA...` parsed as JSON; TopoError with
+    its one line when it fails."""
+    exe = tool_path(build_dir, "dcn-topo")
+    if not exe:
+        raise TopoError("dcn-topo not found in %s (run make build)" % build_dir)
+    words = shlex.split(spec)
+    if not words:
+        raise TopoError("empty topology spec")
+    r = subprocess.run([exe, command] + words + list(extra), stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, text=True)
+    if r.returncode != 0:
+        raise TopoError((r.stderr or r.stdout).strip() or "dcn-topo %s failed" % command)
+    try:
+        return json.loads(r.stdout)
+    except ValueError as e:
+        raise TopoError("%s %s printed no JSON (%s)" % (exe, command, e)) from None
+
+
 def counts(build_dir, spec):
     """{"servers", "switches", "links"} of a spec, from `dcn-topo stats`
     without its path search: cheap even for a topology far too large to
     export, so that a size check can come first."""
-    exe = tool_path(build_dir, "dcn-topo")
-    if not exe:
-        raise TopoError("dcn-topo not found in %s (run make build)" % build_dir)
-    words = shlex.split(spec)
-    if not words:
-        raise TopoError("empty topology spec")
-    r = subprocess.run([exe, "stats"] + words + ["--bfs-limit", "0"], stdout=subprocess.PIPE,
-                       stderr=subprocess.PIPE, text=True)
-    if r.returncode != 0:
-        raise TopoError((r.stderr or r.stdout).strip() or "dcn-topo stats failed")
+    d = _dcn_topo(build_dir, "stats", spec, "--bfs-limit", "0")
     try:
-        d = json.loads(r.stdout)
         return {k: int(d[k]) for k in ("servers", "switches", "links")}
-    except (ValueError, KeyError, TypeError) as e:
-        raise TopoError("%s stats printed no usable counts (%s: %s)" % (exe, type(e).__name__, e)) from None
+    except (KeyError, TypeError, ValueError) as e:
+        raise TopoError("dcn-topo stats printed no usable counts (%s: %s)" % (type(e).__name__, e)) from None
 
 
 def export(build_dir, spec):
-    exe = tool_path(build_dir, "dcn-topo")
-    if not exe:
-        raise TopoError("dcn-topo not found in %s (run make build)" % build_dir)
-    words = shlex.split(spec)
-    if not words:
-        raise TopoError("empty topology spec")
-    r = subprocess.run([exe, "export"] + words, stdout=subprocess.PIPE,
-                       stderr=subprocess.PIPE, text=True)
-    if r.returncode != 0:
-        raise TopoError((r.stderr or r.stdout).strip() or "dcn-topo export failed")
+    d = _dcn_topo(build_dir, "export", spec)
     try:
-        return Wiring(json.loads(r.stdout), spec)
+        return Wiring(d, spec)
     except (ValueError, KeyError, TypeError) as e:
-        raise TopoError("%s export printed no usable wiring (%s: %s)" % (exe, type(e).__name__, e)) from None
+        raise TopoError("dcn-topo export printed no usable wiring (%s: %s)" % (type(e).__name__, e)) from None
 
 
 class Wiring:

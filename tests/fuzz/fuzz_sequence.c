@@ -21,49 +21,9 @@
 #include "fuzz.h"
 #include "fuzz_engine.h"
 
-#define NTOPO 2
 #define SEQ_MAX 64
-static const char *const specs[NTOPO][4] = {{"bcube", "n=4", "k=1", NULL}, {"mdcube", "n=2", "k=1", "m=2x2"}};
-static dcn_topo topo[NTOPO];
-static int built[NTOPO];
 static engine *eng;
-static uint64_t clock_ms;
 static uint8_t buf[ENGINE_FRAME_MAX];
-
-static uint64_t f_now(void *ctx)
-{
-    (void)ctx;
-    return clock_ms;
-}
-
-static int f_send(void *ctx, unsigned port, const uint8_t *frame, size_t len)
-{
-    (void)ctx;
-    (void)port;
-    volatile uint8_t sum = 0; /* touch every byte, so a frame built past its buffer is seen */
-    for (size_t i = 0; i < len; i++)
-        sum = (uint8_t)(sum + frame[i]);
-    return 0;
-}
-
-static void f_deliver(void *ctx, const uint8_t *ip, size_t len)
-{
-    f_send(ctx, 0, ip, len);
-}
-
-static const dcn_topo *get_topo(unsigned i)
-{
-    if (!built[i]) {
-        char err[256], *argv[3];
-        int argc = 0;
-        for (int w = 1; w < 4 && specs[i][w]; w++)
-            argv[argc++] = (char *)specs[i][w];
-        if (dcn_topo_build(&topo[i], specs[i][0], argc, argv, err, sizeof err) < 0)
-            abort();
-        built[i] = 1;
-    }
-    return &topo[i];
-}
 
 static void event(uint8_t op, const uint8_t *d, size_t len)
 {
@@ -83,7 +43,7 @@ static void event(uint8_t op, const uint8_t *d, size_t len)
         engine_from_tun(eng, buf, len);
         return;
     case 2:
-        clock_ms += len >= 2 ? 10u * (uint64_t)(d[0] << 8 | d[1]) : 100u;
+        fz_clock_ms += len >= 2 ? 10u * (uint64_t)(d[0] << 8 | d[1]) : 100u;
         engine_tick(eng);
         return;
     default:
@@ -97,22 +57,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 2)
         return 0;
-    const dcn_topo *t = get_topo(data[0] & 1u);
+    const dcn_topo *t = fz_topo(data[0]);
     uint32_t self = data[1] % t->n_servers;
     if (!eng && !(eng = calloc(1, sizeof *eng)))
         abort();
-    clock_ms = 1000;
-    engine_config cfg;
-    engine_config_default(&cfg);
-    engine_io io = {.ctx = NULL, .now_ms = f_now, .send_frame = f_send, .deliver_ip = f_deliver};
-    if (engine_init(eng, t, self, &cfg, &io) < 0)
-        abort();
-    for (unsigned p = 0; p < eng->nports; p++) {
-        eng->port[p].present = eng->port[p].carrier = true;
-        eng->port[p].capacity_mbps = 1000;
-        fz_mac_of(self, p, eng->port[p].mac);
-    }
-    fz_all_hellos(eng);
+    fz_engine_start(eng, t, self);
     size_t off = 2;
     for (int n = 0; n < SEQ_MAX && off + 3 <= size; n++) {
         uint8_t op = data[off];
@@ -123,7 +72,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         event(op, data + off, len);
         off += len;
     }
-    clock_ms += 5000;
+    fz_clock_ms += 5000;
     engine_tick(eng);
     engine_fini(eng);
     return 0;

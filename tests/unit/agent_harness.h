@@ -176,6 +176,18 @@ static inline size_t ah_ipv4(uint8_t *buf, uint32_t a, uint32_t b, uint16_t spor
     return len;
 }
 
+/* A path selection counter of the engine, by name (dcn-ctl counters). */
+static inline uint64_t ah_ps_counter(harness *h, const char *name)
+{
+    ps_counter pc[64];
+    int n = ps_counters(h->e.ps, pc, 64);
+    for (int i = 0; i < n; i++)
+        if (strcmp(pc[i].name, name) == 0)
+            return pc[i].value;
+    ck_abort_msg("no path selection counter %s", name);
+    return 0;
+}
+
 static inline const ah_frame *ah_find(const harness *h, uint8_t type)
 {
     for (int i = 0; i < h->nout; i++)

@@ -756,17 +756,6 @@ START_TEST(carrier_loss_downs_neighbors_at_once)
 }
 END_TEST
 
-static uint64_t ps_counter_value(harness *h, const char *name)
-{
-    ps_counter c[64];
-    int n = ps_counters(h->e.ps, c, 64);
-    for (int i = 0; i < n; i++)
-        if (strcmp(c[i].name, name) == 0)
-            return c[i].value;
-    ck_abort_msg("no path selector counter %s", name);
-    return 0;
-}
-
 /* A hello that arrives on a port before netlink reports its carrier up
  * brings the port up for path selection too: its failed-link entry goes,
  * and paths over it are used again (the later netlink "up" is a no-op). */
@@ -774,13 +763,13 @@ START_TEST(hello_before_carrier_up_clears_the_failed_link)
 {
     harness *h = relay_with_neighbors();
     engine_carrier(&h->e, 1, false);
-    ck_assert_uint_eq(ps_counter_value(h, "faildb_entries"), 1);
+    ck_assert_uint_eq(ah_ps_counter(h, "faildb_entries"), 1);
     ah_hello(h, 1, H11, 1);
     ck_assert(h->e.port[1].carrier);
     ck_assert(h->e.nt.e[0x41].up);
-    ck_assert_uint_eq(ps_counter_value(h, "faildb_entries"), 0);
+    ck_assert_uint_eq(ah_ps_counter(h, "faildb_entries"), 0);
     engine_carrier(&h->e, 1, true); /* netlink, late */
-    ck_assert_uint_eq(ps_counter_value(h, "faildb_entries"), 0);
+    ck_assert_uint_eq(ah_ps_counter(h, "faildb_entries"), 0);
     ah_free(h);
 }
 END_TEST

@@ -12,17 +12,6 @@
 
 static const char *const SPEC = "bcube n=4 k=1";
 
-static uint64_t ps_counter_value(harness *h, const char *name)
-{
-    ps_counter pc[32];
-    int n = ps_counters(h->e.ps, pc, 32);
-    for (int i = 0; i < n; i++)
-        if (strcmp(pc[i].name, name) == 0)
-            return pc[i].value;
-    ck_abort_msg("no path selection counter %s", name);
-    return 0;
-}
-
 /* A path-failure frame that travels `back` (full node path, reporter first)
  * and is now at server number nhi of it, sent by the previous server from
  * its port towards us (source MAC ah_mac(mac_node, mac_port)). */
@@ -124,14 +113,14 @@ START_TEST(at_the_source_each_rule_drops_a_forged_message)
     ck_assert_uint_eq(h->e.c.drop_fail_unknown_flow, 1);
 
     ck_assert_uint_eq(h->e.c.path_failure_rx, 0);
-    ck_assert_uint_eq(ps_counter_value(h, "failures_heard"), 0);
-    ck_assert_uint_eq(ps_counter_value(h, "faildb_entries"), 0);
+    ck_assert_uint_eq(ah_ps_counter(h, "failures_heard"), 0);
+    ck_assert_uint_eq(ah_ps_counter(h, "faildb_entries"), 0);
     /* the genuine one is accepted and reaches path selection */
     n = fail_frame(h, buf, &back, 1, r, r_port, sw2, h11);
     engine_rx_frame(&h->e, (unsigned)in_port, buf, n);
     ck_assert_uint_eq(h->e.c.path_failure_rx, 1);
-    ck_assert_uint_eq(ps_counter_value(h, "failures_heard"), 1);
-    ck_assert_uint_eq(ps_counter_value(h, "faildb_entries"), 1);
+    ck_assert_uint_eq(ah_ps_counter(h, "failures_heard"), 1);
+    ck_assert_uint_eq(ah_ps_counter(h, "faildb_entries"), 1);
     ah_free(h);
 }
 END_TEST
@@ -163,14 +152,14 @@ START_TEST(a_relay_drops_forged_messages_and_relays_good_ones)
     ck_assert_uint_eq(h->e.c.drop_fail_link_off_path, 2);
     ck_assert_int_eq(h->nout, 0);
     ck_assert_uint_eq(h->e.c.path_failure_overheard, 0);
-    ck_assert_uint_eq(ps_counter_value(h, "failures_heard"), 0);
+    ck_assert_uint_eq(ah_ps_counter(h, "failures_heard"), 0);
     /* the genuine one: relayed towards h00, but not adopted: no flow of
      * h01's crosses h11 and the link */
     n = fail_frame(h, buf, &back, 1, h11, 1, s0_1, h13);
     engine_rx_frame(&h->e, 1, buf, n);
     ck_assert_uint_eq(h->e.c.path_failure_overheard, 0);
     ck_assert_uint_eq(h->e.c.path_failure_not_adopted, 1);
-    ck_assert_uint_eq(ps_counter_value(h, "failures_heard"), 0);
+    ck_assert_uint_eq(ah_ps_counter(h, "failures_heard"), 0);
     ck_assert_int_eq(h->nout, 1);
     ck_assert_uint_eq(h->out[0].port, 0);
     /* flows of h01's own to h13, one of them over h11 and s0_1-h13: now
@@ -191,7 +180,7 @@ START_TEST(a_relay_drops_forged_messages_and_relays_good_ones)
     n = fail_frame(h, buf, &back, 1, h11, 1, s0_1, h13); /* anew: relaying rewrote the last one */
     engine_rx_frame(&h->e, 1, buf, n);
     ck_assert_uint_eq(h->e.c.path_failure_overheard, 1);
-    ck_assert_uint_eq(ps_counter_value(h, "failures_heard"), 1);
+    ck_assert_uint_eq(ah_ps_counter(h, "failures_heard"), 1);
     const ah_frame *fw = ah_find(h, DCN_T_PATH_FAIL); /* relayed too (path selection may also act at once) */
     ck_assert_ptr_nonnull(fw);
     ck_assert_uint_eq(fw->port, 0);
@@ -279,8 +268,8 @@ START_TEST(delivered_data_clears_its_links_for_the_reply)
     size_t n = ah_frame_build(buf, DCN_T_DATA, h00, h->e.self, nha, 2, 2, 0, data, sizeof data);
     engine_rx_frame(&h->e, 1, buf, n);
     ck_assert_int_eq(h->ndeliv, 1);
-    ck_assert_uint_eq(ps_counter_value(h, "faildb_cleared_by_data"), 1);
-    ck_assert_uint_eq(ps_counter_value(h, "faildb_entries"), 1); /* h00-s1_0 was not crossed */
+    ck_assert_uint_eq(ah_ps_counter(h, "faildb_cleared_by_data"), 1);
+    ck_assert_uint_eq(ah_ps_counter(h, "faildb_entries"), 1); /* h00-s1_0 was not crossed */
     h->nout = 0;
     ah_ipv4(ip + ENGINE_HEADROOM, h->e.self, h00, 5201, 40000, 100);
     engine_from_tun(&h->e, ip, 100);

@@ -11,17 +11,6 @@
 
 static const char *const SPEC = "bcube n=4 k=1";
 
-static uint64_t ps_counter_value(harness *h, const char *name)
-{
-    ps_counter pc[32];
-    int n = ps_counters(h->e.ps, pc, 32);
-    for (int i = 0; i < n; i++)
-        if (strcmp(pc[i].name, name) == 0)
-            return pc[i].value;
-    ck_abort_msg("no path selection counter %s", name);
-    return 0;
-}
-
 /* A probe h00 sent: its nonce, its payload and the node path it takes. */
 typedef struct probe {
     uint32_t seq;
@@ -92,7 +81,7 @@ START_TEST(a_genuine_response_is_taken)
     probe p[8];
     ck_assert_int_gt(source_with_probes(&h, p, 8), 0);
     respond(h, &p[0], &p[0].path, p[0].seq, 500, -1, -1);
-    ck_assert_uint_eq(ps_counter_value(h, "probe_responses"), 1);
+    ck_assert_uint_eq(ah_ps_counter(h, "probe_responses"), 1);
     ck_assert_uint_eq(h->e.c.probe_resp_capped, 0);
     ah_free(h);
 }
@@ -110,8 +99,8 @@ START_TEST(a_guessed_nonce_is_stale)
         ck_assert_uint_ne(p[i].seq, p[i - 1].seq + 1);
     respond(h, &p[0], &p[0].path, p[0].seq + 1, 500, -1, -1);
     respond(h, &p[0], &p[0].path, p[n - 1].seq + 1, 500, -1, -1);
-    ck_assert_uint_eq(ps_counter_value(h, "probe_responses"), 0);
-    ck_assert_uint_eq(ps_counter_value(h, "probe_responses_stale"), 2);
+    ck_assert_uint_eq(ah_ps_counter(h, "probe_responses"), 0);
+    ck_assert_uint_eq(ah_ps_counter(h, "probe_responses_stale"), 2);
     ah_free(h);
 }
 END_TEST
@@ -130,10 +119,10 @@ START_TEST(a_response_on_another_path_is_ignored)
             other = i;
     ck_assert_int_ge(other, 0);
     respond(h, &p[0], &p[other].path, p[0].seq, 500, -1, -1);
-    ck_assert_uint_eq(ps_counter_value(h, "probe_responses"), 0);
-    ck_assert_uint_eq(ps_counter_value(h, "probe_responses_wrong_path"), 1);
+    ck_assert_uint_eq(ah_ps_counter(h, "probe_responses"), 0);
+    ck_assert_uint_eq(ah_ps_counter(h, "probe_responses_wrong_path"), 1);
     respond(h, &p[0], &p[0].path, p[0].seq, 500, -1, -1); /* the real one is still awaited */
-    ck_assert_uint_eq(ps_counter_value(h, "probe_responses"), 1);
+    ck_assert_uint_eq(ah_ps_counter(h, "probe_responses"), 1);
     ah_free(h);
 }
 END_TEST
@@ -156,7 +145,7 @@ START_TEST(a_response_from_another_neighbour_is_dropped)
     ck_assert_uint_ne(forger, DCN_NONE);
     respond(h, &p[0], &p[0].path, p[0].seq, 500, (int)forger, dcn_topo_port_to(&h->t, forger, sw));
     ck_assert_uint_eq(h->e.c.drop_probe_resp_wrong_neighbor, 1);
-    ck_assert_uint_eq(ps_counter_value(h, "probe_responses"), 0);
+    ck_assert_uint_eq(ah_ps_counter(h, "probe_responses"), 0);
     ah_free(h);
 }
 END_TEST
@@ -170,7 +159,7 @@ START_TEST(the_reported_bandwidth_is_capped_at_our_port)
     ck_assert_int_gt(source_with_probes(&h, p, 8), 0);
     respond(h, &p[0], &p[0].path, p[0].seq, 4000000000u, -1, -1);
     ck_assert_uint_eq(h->e.c.probe_resp_capped, 1);
-    ck_assert_uint_eq(ps_counter_value(h, "probe_responses"), 1);
+    ck_assert_uint_eq(ah_ps_counter(h, "probe_responses"), 1);
     ah_free(h);
 }
 END_TEST
