@@ -26,6 +26,8 @@ def tool_path(build_dir, name):
 def _dcn_topo(build_dir, command, spec, *extra):
     """`dcn-topo COMMAND SPEC... EXTRA...` parsed as JSON; TopoError with
     its one line when it fails."""
+    if command not in ("export", "stats"):  # the commands whose JSON the orchestrator reads
+        raise ValueError("dcn-topo %s: not a command the orchestrator runs" % command)
     exe = tool_path(build_dir, "dcn-topo")
     if not exe:
         raise TopoError("dcn-topo not found in %s (run make build)" % build_dir)
