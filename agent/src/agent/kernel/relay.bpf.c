@@ -175,8 +175,8 @@ int dcn_kernel_relay(struct __sk_buff *skb)
         return TC_ACT_UNSPEC;
 
     struct krelay_path_key k = {.nhops = nhops, .nhi = nhi};
-    __builtin_memcpy(&k.src, h + 4, 4);
-    __builtin_memcpy(&k.dst, h + 8, 4);
+    __builtin_memcpy(&k.src, h + DCN_OFF_SRC, 4);
+    __builtin_memcpy(&k.dst, h + DCN_OFF_DST, 4);
     __builtin_memcpy(k.nha, h + DCN_OFF_NHA, KRELAY_MAX_NHOPS);
     struct krelay_path_val *pv = bpf_map_lookup_elem(&paths, &k);
     if (!pv || pv->in_ifindex != skb->ifindex)
