@@ -82,6 +82,11 @@ static inline void fz_deliver(void *ctx, const uint8_t *ip, size_t len)
     fz_send(ctx, 0, ip, len);
 }
 
+/* The flow table of a fuzzed engine: small, so that building one costs
+ * little (the agent's 1024 flows are 11 MB, allocated and zeroed per
+ * input) and a sequence of inputs can fill it. */
+#define FZ_MAX_FLOWS 16
+
 /* e (allocated once by the caller) made server self of t at 1000 ms,
  * every port present with carrier at 1000 Mb/s and every neighbour heard. */
 static inline void fz_engine_start(engine *e, const dcn_topo *t, uint32_t self)
@@ -89,6 +94,7 @@ static inline void fz_engine_start(engine *e, const dcn_topo *t, uint32_t self)
     fz_clock_ms = 1000;
     engine_config cfg;
     engine_config_default(&cfg);
+    cfg.max_flows = FZ_MAX_FLOWS;
     engine_io io = {.ctx = NULL, .now_ms = fz_now, .send_frame = fz_send, .deliver_ip = fz_deliver};
     if (engine_init(e, t, self, &cfg, &io) < 0)
         abort();

@@ -37,7 +37,7 @@ static bsr_flow_key to_bsr(const dcn_flow_key *k)
     return b;
 }
 
-path_select *ps_create(const dcn_topo *t, uint32_t self, const ps_io *io, uint64_t seed)
+path_select *ps_create(const dcn_topo *t, uint32_t self, const ps_io *io, uint64_t seed, uint32_t max_flows)
 {
     path_select *ps = calloc(1, sizeof *ps);
     if (!ps)
@@ -45,6 +45,8 @@ path_select *ps_create(const dcn_topo *t, uint32_t self, const ps_io *io, uint64
     ps->io = *io;
     bsr_config cfg;
     bsr_config_default(&cfg);
+    if (max_flows)
+        cfg.max_flows = max_flows;
     bsr_io bio = {.ctx = ps, .now_ms = a_now, .send_probe = a_send_probe, .port_avail_mbps = a_avail};
     ps->b = bsr_create(t, self, &cfg, &bio, seed);
     if (!ps->b) {

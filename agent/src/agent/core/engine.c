@@ -18,6 +18,7 @@ void engine_config_default(engine_config *c)
     c->dead_misses = 3;
     c->seed = 1;
     c->mdcube_routing = ENGINE_MDCUBE_HIER;
+    c->max_flows = 0;
 }
 
 uint64_t eng_now(const engine *e) { return e->io.now_ms(e->io.ctx); }
@@ -199,7 +200,7 @@ int engine_init(engine *e, const dcn_topo *t, uint32_t self, const engine_config
     e->nports = dcn_nports(t, self) < ENGINE_MAX_PORTS ? dcn_nports(t, self) : ENGINE_MAX_PORTS;
     neigh_build(&e->nt, t, self);
     ps_io pio = {.ctx = e, .now_ms = io_now, .send_probe = io_send_probe, .port_avail_mbps = io_avail};
-    e->ps = ps_create(t, self, &pio, cfg->seed);
+    e->ps = ps_create(t, self, &pio, cfg->seed, cfg->max_flows);
     if (!e->ps)
         return -1;
     int nc = containers_build(t, &e->container_of);

@@ -98,6 +98,7 @@ typedef struct engine_config {
     uint32_t dead_misses; /* 3 */
     uint64_t seed;
     engine_mdcube_routing mdcube_routing; /* ENGINE_MDCUBE_HIER */
+    uint32_t max_flows;   /* flows the selector's table holds, allocated at init (0: its default) */
 } engine_config;
 
 typedef struct engine {

@@ -41,7 +41,9 @@ typedef struct path_select path_select;
 
 /* The selector's name: "bsr". */
 const char *ps_name(void);
-path_select *ps_create(const dcn_topo *t, uint32_t self, const ps_io *io, uint64_t seed);
+/* max_flows: the flow table's size, allocated here (0: the selector's
+ * default). */
+path_select *ps_create(const dcn_topo *t, uint32_t self, const ps_io *io, uint64_t seed, uint32_t max_flows);
 void ps_destroy(path_select *ps);
 /* bytes: the packet's length, counted towards the flow's own rate. */
 const dcn_path *ps_route(path_select *ps, const dcn_flow_key *k, uint32_t dst_server, uint32_t bytes);
