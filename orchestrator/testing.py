@@ -135,9 +135,11 @@ def settled_inventory(before, timeout=5.0):
         time.sleep(0.2)
 
 
-# AddressSanitizer, LeakSanitizer and UndefinedBehaviorSanitizer reports, as
-# the shell tests match them (tests/integration/agent_netns_lib.sh)
-SANITIZER_REPORT = re.compile(rb"ERROR: (Address|Leak)Sanitizer|runtime error:")
+# AddressSanitizer, LeakSanitizer and UndefinedBehaviorSanitizer reports, and
+# the agents' system-call filter refusing a call (a call missing from its
+# allow-list, agent/src/agent/os/syscall_filter.h), as the shell tests match
+# them (tests/integration/agent_netns_lib.sh)
+SANITIZER_REPORT = re.compile(rb"ERROR: (Address|Leak)Sanitizer|runtime error:|system call [0-9]+ denied")
 
 
 def log_sizes(logs=None):

@@ -26,15 +26,16 @@ dcnt_cleanup() {
   for ns in "${DCNT_NETNS[@]}"; do ip netns del "$ns" 2>/dev/null || true; done
   # The agents of a sanitized build (make test runs these tests on build-test)
   # write AddressSanitizer, LeakSanitizer (at exit, after SIGTERM) and
-  # UndefinedBehaviorSanitizer reports into their logs: any report fails the test.
+  # UndefinedBehaviorSanitizer reports into their logs, and the system-call
+  # filter a refused call (os/syscall_filter.h): any report fails the test.
   if [ -n "$DCNT_WORK" ] && [ -d "$DCNT_WORK" ]; then
     local bad
     # DCNT_SANITIZER_SELF_CHECK=1: a fake report, to see this check fail a test
     if [ -n "${DCNT_SANITIZER_SELF_CHECK:-}" ]; then echo "x.c:1:1: runtime error: self check" >> "$DCNT_WORK/self-check.log"; fi
-    bad=$(grep -l -E "ERROR: (Address|Leak)Sanitizer|runtime error:" "$DCNT_WORK"/*.log 2>/dev/null || true)
+    bad=$(grep -l -E "ERROR: (Address|Leak)Sanitizer|runtime error:|system call [0-9]+ denied" "$DCNT_WORK"/*.log 2>/dev/null || true)
     if [ -n "$bad" ]; then
       echo "sanitizer report in agent logs:" >&2
-      for f in $bad; do echo "== $f" >&2; grep -m 20 -A 12 -E "ERROR: (Address|Leak)Sanitizer|runtime error:" "$f" >&2; done
+      for f in $bad; do echo "== $f" >&2; grep -m 20 -A 12 -E "ERROR: (Address|Leak)Sanitizer|runtime error:|system call [0-9]+ denied" "$f" >&2; done
       rc=1
     fi
   fi

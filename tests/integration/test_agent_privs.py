@@ -1,10 +1,13 @@
 """A running agent keeps only CAP_NET_RAW, CAP_NET_ADMIN and CAP_BPF, with
-no_new_privs set (agent/src/agent/os/privs.h, issue 40), and still does
+no_new_privs set (agent/src/agent/os/privs.h, issue 40) and its system
+calls limited by a seccomp filter (os/syscall_filter.h), and still does
 its work with them: the smoke check passes on the default data path, a
-link failure is routed around and the link's return is taken up.
+link failure is routed around and the link's return is taken up, and no
+agent had a call refused on the way.
 Root: a BCube_1 n=2 testbed on Linux bridges."""
 import os
 import sys
+import time
 
 import pytest
 
@@ -35,8 +38,14 @@ def test_running_agents_hold_only_what_they_use():
                 assert int(st[field], 16) == KEPT, (name, field, st[field])
             assert int(st["CapInh"], 16) == 0, (name, st["CapInh"])
             assert st["NoNewPrivs"] == "1", (name, st["NoNewPrivs"])
+            assert st["Seccomp"] == "2", (name, st["Seccomp"])  # a filter
         assert smoke.smoke(tb, log=lambda _m: None)["passed"]
         tb.link_down("h00", "s0_0")
         tb.link_up("h00", "s0_0")
         tb.wait_ready()
         assert smoke.smoke(tb, log=lambda _m: None)["passed"]
+        time.sleep(1.5)  # a tick: the agents copy the filter's count into their counters
+        for name in tb.agents:
+            answer = tb.agent_request(name, "counters")
+            assert answer is not None, name
+            assert answer["counters"]["syscall_denied"] == 0, (name, answer["counters"])

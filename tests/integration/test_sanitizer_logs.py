@@ -30,3 +30,11 @@ def test_reports_written_after_the_mark_are_found(tmp_path):
 def test_no_log_folder_is_no_report(tmp_path):
     assert testing.log_sizes(str(tmp_path / "none")) == {}
     assert testing.sanitizer_reports({}, str(tmp_path / "none")) == []
+
+
+def test_a_refused_system_call_is_a_report(tmp_path):
+    mark = testing.log_sizes(str(tmp_path))
+    (tmp_path / "h00.stderr").write_bytes(
+        b"dcn-agent: system call 79 denied (os/syscall_filter.c; counted as syscall_denied)\n")
+    found = testing.sanitizer_reports(mark, str(tmp_path))
+    assert [p for p, _ in found] == [str(tmp_path / "h00.stderr")]

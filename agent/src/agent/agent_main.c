@@ -24,6 +24,7 @@
 #include "agent/os/pcap_io.h"
 #include "agent/os/pidfile.h"
 #include "agent/os/privs.h"
+#include "agent/os/syscall_filter.h"
 #include "agent/os/rawsock.h"
 #include "agent/os/segveth.h"
 #include "agent/os/tun.h"
@@ -432,6 +433,7 @@ static void on_tick(struct ev_loop *loop, ev_timer *w, int revents)
     agent *a = &A;
     kr_fold_stats(a); /* the kernel relay's frames count in the port meters */
     engine_tick(a->e);
+    a->e->c.syscall_denied = syscall_filter_denied();
     flush_all(a);
     kr_sync(a);
     kr_flows(a, true); /* the kernel's bytes into the flows' rates; flows the tick moved taken back */
@@ -659,6 +661,10 @@ int main(int argc, char **argv)
     ev_signal_start(a->loop, &a->sig_w[1]);
     /* set up: from here on only what the running agent uses (os/privs.h) */
     if (privs_drop(err, sizeof err) < 0) {
+        logf_("least privilege: %s", err);
+        return 1;
+    }
+    if (syscall_filter_install(err, sizeof err) < 0) {
         logf_("least privilege: %s", err);
         return 1;
     }

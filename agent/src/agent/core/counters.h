@@ -33,6 +33,7 @@
     X(rerouted_at_send)     /* from TUN: first hop down; path selection told, the packet routed again */         \
     X(neighbor_up_events)                                                                                         \
     X(neighbor_down_events)                                                                                       \
+    X(syscall_denied)       /* system calls refused by the allow-list (os/syscall_filter.h) */                    \
     X(carrier_events)                                                                                             \
     X(drop_other_host)      /* frame for another MAC (flooded by a switch); never parsed */                       \
     X(drop_truncated)       /* shorter than its headers or payload length */                                      \

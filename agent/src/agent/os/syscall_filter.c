@@ -25,38 +25,36 @@
  * architecture has it. socket() is allowed for four families only (below). */
 static const int allowed[] = {
 #define A(name) __NR_##name,
-/* I/O on its descriptors */
-#ifdef __NR_read
-    A(read)
-#endif
-    A(write) A(readv) A(writev) A(close) A(ioctl) A(fcntl) A(lseek) A(fstat)
-#ifdef __NR_newfstatat
-    A(newfstatat)
-#endif
-/* the event loop */
-#ifdef __NR_poll
-    A(poll)
-#endif
-    A(ppoll) A(pselect6) A(epoll_ctl) A(epoll_pwait)
+/* the data path's calls first: the filter tests them in this order */
+    A(recvmmsg) A(sendmmsg) A(write) A(writev) A(recvfrom) A(sendto) A(epoll_pwait)
 #ifdef __NR_epoll_wait
     A(epoll_wait)
 #endif
+#ifdef __NR_read
+    A(read)
+#endif
+    A(readv) A(recvmsg) A(sendmsg) A(bpf) A(clock_gettime)
 #ifdef __NR_epoll_pwait2
     A(epoll_pwait2)
 #endif
-/* its sockets: ports bound again when they come back, netlink, control */
-    A(bind) A(setsockopt) A(getsockopt) A(getsockname) A(sendto) A(recvfrom) A(sendmsg) A(recvmsg) A(sendmmsg)
-    A(recvmmsg) A(accept4) A(shutdown)
+/* descriptors, the event loop, a port bound again when it comes back,
+ * netlink, the control socket */
+    A(close) A(ioctl) A(fcntl) A(lseek) A(fstat) A(epoll_ctl) A(ppoll) A(pselect6) A(bind) A(setsockopt)
+    A(getsockopt) A(getsockname) A(accept4) A(shutdown)
+#ifdef __NR_newfstatat
+    A(newfstatat)
+#endif
+#ifdef __NR_poll
+    A(poll)
+#endif
 #ifdef __NR_accept
     A(accept)
 #endif
-/* the kernel relay's maps and a new port's attachment */
-    A(bpf)
 /* memory, time, signals, identity */
-    A(mmap) A(munmap) A(mremap) A(mprotect) A(madvise) A(brk) A(futex) A(clock_gettime) A(clock_getres)
-    A(gettimeofday) A(nanosleep) A(clock_nanosleep) A(rt_sigaction) A(rt_sigprocmask) A(rt_sigreturn)
-    A(sigaltstack) A(getrandom) A(getpid) A(gettid) A(getuid) A(geteuid) A(getgid) A(getegid) A(uname)
-    A(sched_yield) A(restart_syscall) A(tgkill)
+    A(mmap) A(munmap) A(mremap) A(mprotect) A(madvise) A(brk) A(futex) A(clock_getres) A(gettimeofday)
+    A(nanosleep) A(clock_nanosleep) A(rt_sigaction) A(rt_sigprocmask) A(rt_sigreturn) A(sigaltstack)
+    A(getrandom) A(getpid) A(gettid) A(getuid) A(geteuid) A(getgid) A(getegid) A(uname) A(sched_yield)
+    A(restart_syscall) A(tgkill)
 #ifdef __NR_time
     A(time)
 #endif
@@ -148,6 +146,7 @@ int syscall_filter_install(char *err, size_t errlen)
         prog[i] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)allowed[k], (unsigned char)(allow_at - i - 1), 0);
     prog[i++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)__NR_socket, 1, 0);
     prog[i++] = STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP);
+    /* the family: args[0]'s low 32 bits (little-endian: x86_64, aarch64) */
     prog[i++] = STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0]));
     for (unsigned k = 0; k < F; k++, i++)
         prog[i] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)socket_families[k], (unsigned char)(allow_at - i - 1), 0);
