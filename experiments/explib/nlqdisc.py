@@ -1,8 +1,9 @@
 """The root qdisc counters of a network namespace's interfaces by one
 rtnetlink dump (RTM_GETQDISC) on a socket opened in that namespace once:
-what `tc -s -j qdisc show` prints of them (bytes sent, bytes queued),
-without starting a process per namespace and per sample. The queue
-sampler reads every switch port and every server port this way."""
+what `tc -s -j qdisc show` prints of them (bytes and packets sent, bytes
+queued, drops, overlimits), without starting a process per namespace and
+per sample. The queue sampler reads every switch port and every server
+port this way, and the runs' drop totals (tcpstats.qdisc_totals) too."""
 import socket
 import struct
 
@@ -55,6 +56,14 @@ def messages(buf):
 def root_qdisc(payload):
     """(ifindex, kind, bytes sent, bytes queued) of an RTM_NEWQDISC payload
     for a root qdisc, or None for any other qdisc."""
+    q = root_qdisc_counters(payload)
+    return None if q is None else (q["ifindex"], q["kind"], q["bytes"], q["backlog"])
+
+
+def root_qdisc_counters(payload):
+    """{ifindex, kind, bytes, packets, backlog, drops, overlimits} of an
+    RTM_NEWQDISC payload for a root qdisc (a counter the message lacks is
+    None), or None for any other qdisc."""
     if len(payload) < _TCMSG.size:
         return None
     _fam, ifindex, _handle, parent, _info = _TCMSG.unpack_from(payload, 0)
@@ -64,9 +73,12 @@ def root_qdisc(payload):
     kind = a.get(TCA_KIND, b"").split(b"\0", 1)[0].decode(errors="replace")
     st = attrs(a.get(TCA_STATS2, b""), 0, len(a.get(TCA_STATS2, b"")))
     basic, queue = st.get(TCA_STATS_BASIC, b""), st.get(TCA_STATS_QUEUE, b"")
-    sent = struct.unpack_from("=Q", basic)[0] if len(basic) >= 8 else None
-    backlog = struct.unpack_from("=II", queue)[1] if len(queue) >= 8 else None  # qlen, backlog, ...
-    return ifindex, kind, sent, backlog
+    sent, packets = struct.unpack_from("=QI", basic) if len(basic) >= 12 else (None, None)
+    # gnet_stats_queue: qlen, backlog, drops, requeues, overlimits
+    _qlen, backlog, drops, _requeues, overlimits = struct.unpack_from("=IIIII", queue) if len(queue) >= 20 \
+        else (None,) * 5
+    return {"ifindex": ifindex, "kind": kind, "bytes": sent, "packets": packets, "backlog": backlog,
+            "drops": drops, "overlimits": overlimits}
 
 
 class QdiscReader:
@@ -105,10 +117,14 @@ class QdiscReader:
                 name = attrs(p, _IFINFO.size, len(p)).get(IFLA_IFNAME, b"").split(b"\0", 1)[0]
                 self.names[idx] = name.decode(errors="replace")
 
+    def counters(self):
+        """{ifname: root_qdisc_counters()} of every root qdisc."""
+        rows = [q for typ, p in self._dump(RTM_GETQDISC, _TCMSG.pack(0, 0, 0, 0, 0))
+                if typ == RTM_NEWQDISC and (q := root_qdisc_counters(p)) is not None]
+        if any(r["ifindex"] not in self.names for r in rows):
+            self._refresh_names()
+        return {self.names[r["ifindex"]]: r for r in rows if r["ifindex"] in self.names}
+
     def read(self):
         """{ifname: (kind, bytes sent, bytes queued)} of every root qdisc."""
-        rows = [q for typ, p in self._dump(RTM_GETQDISC, _TCMSG.pack(0, 0, 0, 0, 0))
-                if typ == RTM_NEWQDISC and (q := root_qdisc(p)) is not None]
-        if any(r[0] not in self.names for r in rows):
-            self._refresh_names()
-        return {self.names[i]: (kind, sent, backlog) for i, kind, sent, backlog in rows if i in self.names}
+        return {name: (q["kind"], q["bytes"], q["backlog"]) for name, q in self.counters().items()}

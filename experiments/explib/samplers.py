@@ -2,12 +2,9 @@
 of every link, read on the link's root-namespace end (a switch port), so one
 thread observes the whole emulated network without entering a namespace,
 and the queues of the links' shapers (rtnetlink)."""
-import json
-import subprocess
 import threading
 import time
 
-from orchestrator.netops import in_netns
 
 from .nlqdisc import QdiscReader
 from orchestrator.state import box_cpu_times
@@ -150,20 +147,6 @@ class LinkSampler(_Sampler):
         for t, vals in self.samples:
             rows.append(["%.3f" % t] + ["" if v is None else "%.3f" % v for v in vals])
         return rows
-
-
-def root_qdiscs(pid=None, timeout=20):
-    """The root qdisc of every interface of the namespace of process pid
-    (None: this one), with its counters, from one `tc -s -j qdisc show`;
-    [] when tc fails."""
-    try:
-        with in_netns(pid):
-            r = subprocess.run(["tc", "-s", "-j", "qdisc", "show"], stdout=subprocess.PIPE,
-                               stderr=subprocess.DEVNULL, timeout=timeout, check=False)
-        qs = json.loads(r.stdout.decode(errors="replace") or "[]")
-    except (OSError, ValueError, subprocess.TimeoutExpired):
-        return []
-    return [q for q in qs if q.get("root")]
 
 
 class QueueSampler(_Sampler):

@@ -169,12 +169,23 @@ class SsSampler(threading.Thread):
 def qdisc_totals(pids):
     """Drops, overlimits and packets sent by every qdisc on the box: the
     root namespace's (switch ports) and each given host's, from one
-    `tc -s -j qdisc show` per namespace. {"switch_ports": {...}, "servers": {...}}."""
-    from .samplers import root_qdiscs
+    rtnetlink dump per namespace (nlqdisc.py). {"switch_ports": {...},
+    "servers": {...}}."""
+    from .nlqdisc import QdiscReader
     keys = ("drops", "overlimits", "packets", "bytes")
     out = {"switch_ports": dict.fromkeys(keys, 0), "servers": dict.fromkeys(keys, 0)}
     for side, pid in [("switch_ports", None)] + [("servers", p) for p in pids.values()]:
-        for q in root_qdiscs(pid):  # a root qdisc counts everything below it
+        try:
+            reader = QdiscReader(pid)
+        except OSError:  # the host is gone
+            continue
+        try:
+            qs = reader.counters().values()
+        except OSError:
+            qs = []
+        finally:
+            reader.close()
+        for q in qs:  # a root qdisc counts everything below it
             for k in keys:
                 out[side][k] += q.get(k) or 0
     return out

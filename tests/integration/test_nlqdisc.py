@@ -1,6 +1,6 @@
 """The queue sampler's rtnetlink reader (experiments/explib/nlqdisc.py)
 against `tc -s -j qdisc show` of the same namespace: the same root qdiscs,
-bytes sent and bytes queued. With root, in a namespace of this test's own
+bytes and packets sent, bytes queued, drops and overlimits. With root, in a namespace of this test's own
 (`unshare --net`, gone with its process) whose shaper holds a queue that
 does not move while both are read; the parser also on a made-up message."""
 import json
@@ -35,9 +35,9 @@ def attr(typ, payload):
     return struct.pack("=HH", ln, typ) + payload + b"\0" * ((4 - ln % 4) % 4)
 
 
-def qdisc_msg(ifindex, parent, kind, sent, backlog):
-    stats = attr(nlqdisc.TCA_STATS_BASIC, struct.pack("=QI", sent, 7) + b"\0" * 4) + \
-        attr(nlqdisc.TCA_STATS_QUEUE, struct.pack("=IIIII", 3, backlog, 0, 0, 0))
+def qdisc_msg(ifindex, parent, kind, sent, backlog, packets=7, drops=0, overlimits=0):
+    stats = attr(nlqdisc.TCA_STATS_BASIC, struct.pack("=QI", sent, packets) + b"\0" * 4) + \
+        attr(nlqdisc.TCA_STATS_QUEUE, struct.pack("=IIIII", 3, backlog, drops, 0, overlimits))
     return struct.pack("=BxxxiIII", 0, ifindex, 0x10000, parent, 1) + attr(nlqdisc.TCA_KIND, kind + b"\0") + \
         attr(nlqdisc.TCA_STATS2 | 0x8000, stats)
 
@@ -47,6 +47,8 @@ def test_the_parser_takes_root_qdiscs_only():
         (5, "htb", 123456789012, 9000)
     assert nlqdisc.root_qdisc(qdisc_msg(5, 0x50001, b"bfifo", 1, 2)) is None  # a leaf under a class
     assert nlqdisc.root_qdisc(b"\0" * 10) is None                              # cut short
+    assert nlqdisc.root_qdisc_counters(qdisc_msg(5, nlqdisc.TC_H_ROOT, b"htb", 9014, 0, 1, 42, 17)) == \
+        {"ifindex": 5, "kind": "htb", "bytes": 9014, "packets": 1, "backlog": 0, "drops": 42, "overlimits": 17}
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="needs root (a network namespace)")
@@ -59,8 +61,12 @@ def test_counters_match_tc_in_another_namespace():
         got = reader.read()
         tc = subprocess.run(["nsenter", "-t", str(p.pid), "-n", "tc", "-s", "-j", "qdisc", "show"],
                             capture_output=True, text=True, check=True)
-        want = {q["dev"]: (q["kind"], q["bytes"], q["backlog"]) for q in json.loads(tc.stdout) if q.get("root")}
+        roots = [q for q in json.loads(tc.stdout) if q.get("root")]
+        want = {q["dev"]: (q["kind"], q["bytes"], q["backlog"]) for q in roots}
         assert got == want
+        keys = ("bytes", "packets", "backlog", "drops", "overlimits")
+        assert {n: {k: c[k] for k in keys} for n, c in reader.counters().items()} == \
+            {q["dev"]: {k: q[k] for k in keys} for q in roots}
         kind, sent, queued = got["nlqa"]
         assert kind == "tbf" and sent > 0 and queued > 10000, got   # frames went out, more wait
         here = nlqdisc.QdiscReader()
