@@ -9,7 +9,10 @@ Linux bridges. Writes results/bringup/summary.json.
                          [--out FILE_OR_DIR]
 
 Needs root; takes the machine-wide namespace lock itself. Not a timed test:
-numbers are recorded, nothing is asserted about them."""
+numbers are recorded, nothing is asserted about them. A calibration of the
+machine (orchestrator/calibrate.py: 100 processes, network namespaces and
+veth pairs) is recorded before the first run, so that figures from
+machines that differ several times in speed can be compared."""
 import argparse
 import json
 import os
@@ -23,7 +26,7 @@ import time
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, REPO)
 
-from orchestrator import linkclass, ovs, smoke, state, testing  # noqa: E402
+from orchestrator import calibrate, linkclass, ovs, smoke, state, testing  # noqa: E402
 from orchestrator.agents import DEFAULT_KERNEL_RELAY, KERNEL_RELAY_MODES, kernel_relay_args  # noqa: E402
 from orchestrator.testbed import Testbed, TestbedError  # noqa: E402
 
@@ -164,11 +167,18 @@ def main():
 
     end_on_signals()
     runs = []
+    lock = state.take_netns_lock(log)  # nothing else may load the machine while it is measured
+    try:
+        a.calibration = calibrate.calibrate()
+    finally:
+        if lock:
+            lock.close()
+    print("machine: %s" % calibrate.describe(a.calibration), flush=True)
     try:
         return run_plan(a, plan, runs, log)
     except KeyboardInterrupt:
         if runs:  # written after each run; again, for a signal between the append and the write
-            write_summary(a.out, runs, a.build, options(a))
+            write_summary(a.out, runs, a.build, options(a), a.calibration)
         print("bringup bench: interrupted, the testbed torn down; %s" % (
             "%d finished run(s) in %s" % (len(runs), a.out) if runs else "nothing written"), flush=True)
         return 130
@@ -196,7 +206,7 @@ def run_plan(a, plan, runs, log):
             runs.append({"spec": spec, "switch": sw, "ok": False, "skipped":
                          "%d links: more than --ovs-max-links %d" % (links, a.ovs_max_links)})
             print("== %s on %s: skipped (%d links)" % (spec, sw, links), flush=True)
-            write_summary(a.out, runs, a.build, options(a))
+            write_summary(a.out, runs, a.build, options(a), a.calibration)
             continue
         print("== %s on %s%s" % (spec, sw, "" if shaper == "htb" else ", %s shaper" % shaper), flush=True)
         # the fast hello for small instances; the interface default (1 s)
@@ -214,7 +224,7 @@ def run_plan(a, plan, runs, log):
         print("   -> %s" % json.dumps({k: rec.get(k) for k in ("ok", "up_s", "peak_mem_mib", "error")}),
               flush=True)
         runs.append(rec)
-        write_summary(a.out, runs, a.build, options(a))  # after every run, so an interrupted bench keeps them
+        write_summary(a.out, runs, a.build, options(a), a.calibration)  # after every run, so an interrupted bench keeps them
     print("wrote %s" % a.out)
     return 0
 
@@ -267,7 +277,7 @@ def options(a):
             "kernel_relay": a.kernel_relay}
 
 
-def write_summary(out, runs, build, opts=None):
+def write_summary(out, runs, build, opts=None, calibration=None):
     head, dirty = testing.repo_head()
     summary = {
         "repo_head": head,
@@ -275,7 +285,8 @@ def write_summary(out, runs, build, opts=None):
         "build_dir": os.path.relpath(os.path.abspath(build), REPO),
         "options": opts or {},
         "what": "testbed bring-up: start to every dcn-agent ready, peak extra memory (MemTotal-MemAvailable above the level before the run)",
-        "machine": {"cpus": os.cpu_count(), "kernel": platform.release(), "mem_total_mib": mem_total_mib()},
+        "machine": {"cpus": os.cpu_count(), "kernel": platform.release(), "mem_total_mib": mem_total_mib(),
+                    "calibration": calibration},
         "date_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "runs": runs,
     }
@@ -291,6 +302,9 @@ def table(summary):
     script next to summary.json; nothing in it is typed by hand)."""
     lines = ["Written by tests/bench/bringup.py at %s (commit %s%s); see docs/testbed.md." % (
         summary["date_utc"], summary["repo_head"], ", modified" if summary.get("repo_modified") else ""),
+        "",
+        "Machine: %d CPUs; %s." % (summary["machine"]["cpus"], calibrate.describe(summary["machine"]["calibration"])
+                                   if summary["machine"].get("calibration") else "no calibration recorded"),
         "",
         "| instance | servers / links | switch | hello (ms) | up (s) | hosts | links | switches "
         "| host config | agents start | agents ready | peak mem (MiB) | pings ok / sampled | ping (s) "
