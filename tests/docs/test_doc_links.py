@@ -19,7 +19,7 @@ HEADING = re.compile(r"^#{1,6}\s+(.*?)\s*#*\s*$")
 
 
 def pages():
-    out = ["README.md", "CHANGELOG.md", "results/README.md"]
+    out = ["README.md", "CHANGELOG.md", "results/README.md", "results/NOTES.md"]
     for pattern in ("docs/**/*.md", "results/*/NOTES.md", "results/*/*/NOTES.md"):
         out += sorted(os.path.relpath(p, REPO) for p in glob.glob(os.path.join(REPO, pattern), recursive=True))
     return [p for p in out if os.path.isfile(os.path.join(REPO, p))]
