@@ -18,7 +18,9 @@ from explib import nlqdisc  # noqa: E402
 
 # a veth whose egress is a token bucket of 8 kbit/s: the first frames go
 # out, the rest wait in its queue for minutes, so the counters stand still
+# (IPv6 off in the namespace: its router solicitations would join the queue)
 SETUP = """
+sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
 ip link add nlqa type veth peer name nlqb
 ip link set nlqa up && ip link set nlqb up
 ip addr add 10.99.0.1/24 dev nlqa
