@@ -8,12 +8,16 @@ TEST_BUILD ?= build-test
 JOBS       ?= $(shell nproc)
 PYTHON     := /usr/bin/python3
 
-# Debian 12 packages the project needs; nothing comes from pip.
-APT_PACKAGES := build-essential cmake pkg-config check libev-dev libnl-3-dev libnl-route-3-dev \
-                libpcap-dev openvswitch-switch mininet iperf3 ethtool iproute2 procps tcpdump \
-                python3-pytest python3-matplotlib python3-scipy iputils-ping valgrind tshark clang libclang-rt-dev libbpf-dev
+# Debian 12 packages the project needs; nothing comes from pip. `make build`
+# needs only BUILD_PACKAGES, `make simulations` those and SIM_PACKAGES; the
+# testbed, the tests and the experiments need them all.
+BUILD_PACKAGES := build-essential cmake pkg-config check libev-dev libnl-3-dev libnl-route-3-dev \
+                  libpcap-dev clang libbpf-dev
+SIM_PACKAGES   := python3-matplotlib python3-scipy
+APT_PACKAGES   := $(BUILD_PACKAGES) $(SIM_PACKAGES) openvswitch-switch mininet iperf3 ethtool iproute2 procps \
+                  tcpdump python3-pytest iputils-ping valgrind tshark libclang-rt-dev
 
-.PHONY: all deps build test test-unit test-integration bench simulations testbed clean-testbed clean help experiments wireshark-plugin fuzz soak
+.PHONY: all deps build-deps sim-deps build test test-unit test-integration bench simulations testbed clean-testbed clean help experiments wireshark-plugin fuzz soak
 
 all: build
 
@@ -24,23 +28,33 @@ help:
 	@echo "make bench          run the benchmarks"
 	@echo "sudo make experiments   rerun the papers' testbed experiments into results/"
 	@echo "make simulations    rerun the papers' simulated figures (dcn-sim, results/sim-*)"
-	@echo "sudo make deps      install the Debian packages"
+	@echo "sudo make deps      install the Debian packages (make build checks only the compilers' and libraries')"
 	@echo "make wireshark-plugin   install the DCN dissector for Wireshark/tshark (docs/inspection.md)"
 	@echo "make fuzz           run every libFuzzer harness FUZZ_SECONDS (60) each"
 	@echo "sudo make soak DURATION=30m   TCP traffic under random failures into results/soak-kernel-full/ (docs/soak.md)"
 
-deps:
-	@missing=""; for p in $(APT_PACKAGES); do \
-	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
-	done; \
-	if [ -z "$$missing" ]; then echo "deps: all $(words $(APT_PACKAGES)) packages present"; \
-	else \
+# $(call need,PACKAGES): one dpkg-query for them all; installs the missing
+# ones as root, or names them and fails
+need = @missing=$$(dpkg-query -W -f='$${Package} $${Status}\n' $(1) 2>/dev/null | \
+	  awk '$$NF == "installed" {ok[$$1] = 1} END {n = split("$(strip $(1))", w, " "); \
+	  for (i = 1; i <= n; i++) if (!ok[w[i]]) printf " %s", w[i]}'); \
+	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" != 0 ]; then echo "deps: missing$$missing; run 'sudo make deps'" >&2; exit 1; fi; \
 	  echo "deps: installing$$missing"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
 
-build: deps
+deps:
+	$(call need,$(APT_PACKAGES))
+	@echo "deps: all $(words $(APT_PACKAGES)) packages present"
+
+build-deps:
+	$(call need,$(BUILD_PACKAGES))
+
+sim-deps:
+	$(call need,$(BUILD_PACKAGES) $(SIM_PACKAGES))
+
+build: build-deps
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS)
 
@@ -49,7 +63,7 @@ $(TEST_BUILD)/CMakeCache.txt:
 
 # DCN_DOCS_BUILD_DIR: the documented commands (ctest doc_commands) run on the
 # Release build the docs name, not on the sanitized one
-test-unit: build $(TEST_BUILD)/CMakeCache.txt
+test-unit: deps build $(TEST_BUILD)/CMakeCache.txt
 	@cmake -S . -B $(TEST_BUILD) -DDCN_DOCS_BUILD_DIR=$(abspath $(BUILD)) >/dev/null
 	@cmake --build $(TEST_BUILD) -j $(JOBS)
 	@cd $(TEST_BUILD) && DCN_TEST_NO_SKIP=1 ctest --output-on-failure -j $(JOBS)
@@ -63,7 +77,7 @@ test: test-unit test-integration
 
 TOPO ?= bcube n=4 k=1
 TESTBED_ARGS ?=
-testbed: build
+testbed: deps build
 	@$(PYTHON) orchestrator/dcn_testbed.py --build-dir $(BUILD) --topo "$(TOPO)" $(TESTBED_ARGS)
 
 clean-testbed:
@@ -71,7 +85,7 @@ clean-testbed:
 
 # bench: every benchmark binary, then every executable script of tests/bench
 # (helpers such as ovs_bench_lib.sh and forwarding_summary.py are not executable)
-bench: build
+bench: deps build
 	@for b in $(BUILD)/tests/bench/bench_*; do if [ -x "$$b" ]; then "$$b" || exit 1; fi; done
 	@for s in tests/bench/*.sh tests/bench/*.py; do if [ -f "$$s" ] && [ -x "$$s" ]; then "$$s" $(BUILD) || exit 1; fi; done
 
@@ -83,7 +97,7 @@ EXPERIMENT_ARGS ?=
 # HCN/BCN and BCDC: one script per pattern, run once per family (results/<family>-<pattern>/)
 FAMILY_EXPERIMENTS ?= family-one-to-one family-one-to-several family-one-to-all family-all-to-all
 FAMILIES ?= hcn bcn bcdc
-experiments: build
+experiments: deps build
 	@for e in $(EXPERIMENTS); do echo "=== experiments/$$e"; experiments/$$e $(EXPERIMENT_ARGS) || echo "experiments/$$e: exit $$?"; done
 	@for f in $(FAMILIES); do for e in $(FAMILY_EXPERIMENTS); do echo "=== experiments/$$e --family $$f"; experiments/$$e --family $$f $(EXPERIMENT_ARGS) || echo "experiments/$$e --family $$f: exit $$?"; done; done
 	@experiments/bcube-summary
@@ -112,13 +126,13 @@ fuzz: deps
 # SOAK_ARGS go to experiments/soak (--seed, --concurrency, --out, ...).
 DURATION  ?= 30m
 SOAK_ARGS ?=
-soak: build
+soak: deps build
 	@experiments/soak --duration $(DURATION) --build-dir $(BUILD) $(SOAK_ARGS)
 
 # The papers' simulated figures and tables (dcn-sim, docs/simulator.md):
 # every experiments/sim/fig_*.py writes its own results/sim-*/ folder.
 # DCN_SIM_THREADS=1 runs dcn-sim on one thread (default: its own, 2).
-simulations: build
+simulations: sim-deps build
 	@t0=$$(date +%s); for s in experiments/sim/fig_*.py; do echo "== $$s"; t=$$(date +%s); \
 	  DCN_BUILD=$(abspath $(BUILD)) nice -n 19 $(PYTHON) "$$s" || exit 1; \
 	  echo "== $$s: $$(( $$(date +%s) - t )) s"; done; echo "== simulations: $$(( $$(date +%s) - t0 )) s in total"
