@@ -570,6 +570,10 @@ CLAIMS = [
 # + heading for any other), prompt.
 MAPPINGS = [
     (r"^sudo make test$", [(".ci/run", "\nsudo make test")], "CI runs it", {}),
+    (r"^tools/check-commits( main~5\.\.main)?$",
+     [("tests/docs/test_check_commits.py", "def test_a_good_message_passes("),
+      ("tests/docs/test_check_commits.py", "def test_each_breach_is_named(")],
+     "on commits of a repository of the test's own (the project's history is not CI's to judge)", {}),
     (r"^sudo make testbed$", [("tests/integration/test_testbed_families.py", '"bcube n=4 k=1"'),
                               ("tests/integration/test_testbed_edges.py", "start_on_pty")],
      "brought up, pinged, iperf3 across a relay; the entry script's CLI on a pty", {}),
