@@ -47,6 +47,20 @@ class DcnCLI(CLI):
         if a:
             self._do(self.tb.link_up, *a)
 
+    def do_link_silent(self, line):
+        "link_silent A B [both|A>B]: drop the link's frames (one direction, or both) with the carrier up."
+        args = line.split()
+        if len(args) not in (2, 3):
+            output("usage: link_silent NODE_A NODE_B [both|NODE_A>NODE_B]\n")
+            return
+        self._do(self.tb.link_silent, *args)
+
+    def do_link_unsilent(self, line):
+        "link_unsilent A B: the link between A and B carries frames again."
+        a = self._two(line, "link_unsilent")
+        if a:
+            self._do(self.tb.link_unsilent, *a)
+
     def do_server_down(self, line):
         "server_down H: stop H's agent and take its ports down."
         n = self._one(line, "server_down")

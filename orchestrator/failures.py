@@ -2,8 +2,21 @@
 with a timestamp (the experiments' timelines read these events)."""
 import datetime
 
-from . import netops
+from . import linkclass, netops
 from .errors import TestbedError
+
+# A silent fault: the egress of a link direction replaced by an 8 bit/s HTB
+# class over a one-packet FIFO (this kernel has neither netem nor tc
+# classifiers and actions), so its frames are dropped while both ends keep
+# their carrier. Only missed hellos tell the agents.
+SILENT_HANDLE = "7:"
+
+
+def silent_lines(ifname):
+    return ["qdisc replace dev %s root handle %s htb default 1" % (ifname, SILENT_HANDLE),
+            "class add dev %s parent %s classid %s1 htb rate 8bit ceil 8bit burst 1 cburst 1" % (
+                ifname, SILENT_HANDLE, SILENT_HANDLE),
+            "qdisc add dev %s parent %s1 handle 70: pfifo limit 1" % (ifname, SILENT_HANDLE)]
 
 
 def _now_iso():
@@ -51,6 +64,46 @@ class Failures:
     def link_up(self, a, b):
         self._set_link(a, b, True)
         self.event("link_up", a, b)
+
+    def _silent_ends(self, a, b, direction):
+        """(node, interface, link) of each egress that carries the chosen
+        direction(s) of the links between a and b: "both", or "A>B" (the
+        frames a sends towards b)."""
+        self._node_kind(a), self._node_kind(b)
+        links = self.wiring.links_between(a, b)
+        if not links:
+            raise TestbedError("no link between %s and %s" % (a, b))
+        if direction not in ("both", "%s>%s" % (a, b), "%s>%s" % (b, a)):
+            raise TestbedError("direction %s: expected both, %s>%s or %s>%s" % (direction, a, b, b, a))
+        senders = {a, b} if direction == "both" else {direction.split(">")[0]}
+        out = []
+        for l in links:
+            for end, ifn in ((l["a"], l["a_if"]), (l["b"], l["b_if"])):
+                if end in senders:
+                    out.append((end, ifn, l))
+        return out
+
+    def _tc(self, node, lines):
+        pid = self.hosts[node].pid if self.wiring.is_server(node) else None
+        netops.run_batch("tc", lines, pid=pid, check=False)
+
+    def link_silent(self, a, b, direction="both"):
+        """A silent failure of the link(s) between a and b: every frame of
+        the direction(s) dropped, the carrier up on both ends (the agents
+        find it by missed hellos only). direction: "both" or "A>B"."""
+        ends = self._silent_ends(a, b, direction)
+        for node, ifn, _l in ends:
+            self._tc(node, silent_lines(ifn))
+            self.silenced.add((node, ifn))
+        self.event("link_silent", a, b, direction)
+
+    def link_unsilent(self, a, b):
+        """The link(s) between a and b carry frames again, shaped as before."""
+        for node, ifn, l in self._silent_ends(a, b, "both"):
+            if (node, ifn) in self.silenced:
+                self._tc(node, ["qdisc del dev %s root" % ifn] + linkclass.tc_lines(ifn, self._link_params(l)))
+                self.silenced.discard((node, ifn))
+        self.event("link_unsilent", a, b)
 
     def _server_ports(self, name):
         return [l["a_if"] if l["a"] == name else l["b_if"] for l in self.wiring.links_of(name)]

@@ -69,6 +69,7 @@ class Testbed(BringUp, Agents, Failures, Captures, Teardown):
         self.agents = {}      # server name -> Popen
         self.aux = {}         # pid -> Popen (iperf, ping shells)
         self.events = []
+        self.silenced = set()  # (node, interface) egresses a silent fault drops (failures.py)
         self.timings = {}
         self.agent_mode = False
         self.stp = False
