@@ -742,8 +742,8 @@ def check_commands(page, pydefs):
         if want not in recipe:
             fail(i, "the Makefile's testbed target runs %r" % recipe.strip())
     b = re.search(r"^build:([^\n]*)\n((?:\t[^\n]*\n)+)", mk, re.M)
-    if not b or "deps" not in b.group(1).split() or "Release" not in b.group(2):
-        fail(i, "the Makefile's build target does not run deps then CMake in Release")
+    if not b or "build-deps" not in b.group(1).split() or "Release" not in b.group(2):
+        fail(i, "the Makefile's build target does not run build-deps then CMake in Release")
 
     m = re.search(r"^ {8}dcn-agent (--topo .*?)\n\n", page, re.M | re.S)
     if not m:
