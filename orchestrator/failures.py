@@ -43,15 +43,22 @@ class Failures:
             return "switch"
         raise TestbedError("no node named %s" % name)
 
-    def _set_end(self, node, ifn, up):
-        pid = self.hosts[node].pid if self.wiring.is_server(node) else None
-        return netops.set_up([ifn], pid, up)
+    def _netns_pid(self, node):
+        """The pid whose namespace holds node's ports (None: the root's)."""
+        return self.hosts[node].pid if self.wiring.is_server(node) else None
 
-    def _set_link(self, a, b, up):
+    def _set_end(self, node, ifn, up):
+        return netops.set_up([ifn], self._netns_pid(node), up)
+
+    def _links(self, a, b):
         self._node_kind(a), self._node_kind(b)
         links = self.wiring.links_between(a, b)
         if not links:
             raise TestbedError("no link between %s and %s" % (a, b))
+        return links
+
+    def _set_link(self, a, b, up):
+        links = self._links(a, b)
         for l in links:
             self._set_end(l["a"], l["a_if"], up)
             self._set_end(l["b"], l["b_if"], up)
@@ -69,10 +76,7 @@ class Failures:
         """(node, interface, link) of each egress that carries the chosen
         direction(s) of the links between a and b: "both", or "A>B" (the
         frames a sends towards b)."""
-        self._node_kind(a), self._node_kind(b)
-        links = self.wiring.links_between(a, b)
-        if not links:
-            raise TestbedError("no link between %s and %s" % (a, b))
+        links = self._links(a, b)
         if direction not in ("both", "%s>%s" % (a, b), "%s>%s" % (b, a)):
             raise TestbedError("direction %s: expected both, %s>%s or %s>%s" % (direction, a, b, b, a))
         senders = {a, b} if direction == "both" else {direction.split(">")[0]}
@@ -84,8 +88,7 @@ class Failures:
         return out
 
     def _tc(self, node, lines):
-        pid = self.hosts[node].pid if self.wiring.is_server(node) else None
-        netops.run_batch("tc", lines, pid=pid, check=False)
+        netops.run_batch("tc", lines, pid=self._netns_pid(node), check=False)
 
     def link_silent(self, a, b, direction="both"):
         """A silent failure of the link(s) between a and b: every frame of

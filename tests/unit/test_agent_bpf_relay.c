@@ -42,6 +42,18 @@ static harness *relay_h01(void)
     return h;
 }
 
+/* The neighbour map as the agent of engine e fills it, every port on the
+ * loopback device. */
+static void neigh_fill(const fixture *f, const engine *e)
+{
+    const int ifindex[ENGINE_MAX_PORTS] = {LO_IFINDEX, LO_IFINDEX, LO_IFINDEX, LO_IFINDEX};
+    for (uint32_t nha = 0; nha < 256; nha++) {
+        struct krelay_neigh ne;
+        krelay_neigh_of(e, nha, ifindex, &ne);
+        ck_assert_int_eq(bpf_map_update_elem(f->neigh, &nha, &ne, BPF_ANY), 0);
+    }
+}
+
 /* The maps as the agent fills them: the neighbour table, and the path of
  * frame (its header at DCN_ETH_HLEN) arriving on port 0. */
 static void fixture_open(fixture *f, const uint8_t *frame, size_t len)
@@ -54,12 +66,7 @@ static void fixture_open(fixture *f, const uint8_t *frame, size_t len)
     f->paths = kernel_relay_fd(f->kr, "paths");
     f->neigh = kernel_relay_fd(f->kr, "neigh");
     ck_assert(f->prog >= 0 && f->paths >= 0 && f->neigh >= 0);
-    const int ifindex[ENGINE_MAX_PORTS] = {LO_IFINDEX, LO_IFINDEX};
-    for (uint32_t nha = 0; nha < 256; nha++) {
-        struct krelay_neigh ne;
-        krelay_neigh_of(&f->h->e, nha, ifindex, &ne);
-        ck_assert_int_eq(bpf_map_update_elem(f->neigh, &nha, &ne, BPF_ANY), 0);
-    }
+    neigh_fill(f, &f->h->e);
     dcn_hdr d;
     size_t hl;
     ck_assert_int_eq(dcn_hdr_decode(frame + DCN_ETH_HLEN, len - DCN_ETH_HLEN, &d, &hl), DCN_DEC_OK);
@@ -242,12 +249,7 @@ static harness *receiver_of(const uint8_t *frame, unsigned *port)
  * writes a path once its engine has validated and relayed a frame of it). */
 static bool maps_of(const fixture *f, harness *h, const uint8_t *frame, size_t len, unsigned port, bool relayed)
 {
-    const int ifindex[ENGINE_MAX_PORTS] = {LO_IFINDEX, LO_IFINDEX, LO_IFINDEX, LO_IFINDEX};
-    for (uint32_t nha = 0; nha < 256; nha++) {
-        struct krelay_neigh ne;
-        krelay_neigh_of(&h->e, nha, ifindex, &ne);
-        ck_assert_int_eq(bpf_map_update_elem(f->neigh, &nha, &ne, BPF_ANY), 0);
-    }
+    neigh_fill(f, &h->e);
     dcn_hdr d;
     size_t hl;
     struct krelay_path_key k;
