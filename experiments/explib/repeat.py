@@ -43,6 +43,12 @@ def interval(values, digits=4):
     return {"n": n, "mean": r(mean), "ci95": ci, "min": r(s[0]), "max": r(s[-1]), "median": r(median), "sd": r(sd)}
 
 
+def shown(v, fmt="%.2f"):
+    """v for a log line; None (nothing measured, e.g. a window too short
+    for the CPU sampler) is said, not printed as 0."""
+    return "not measured" if v is None else fmt % v
+
+
 def _numbers(obj, prefix=""):
     """{"a.b": number} of every number (not bool) in nested dicts."""
     out = {}

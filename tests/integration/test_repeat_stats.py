@@ -24,6 +24,13 @@ def test_interval_is_students_t():
         repeat.t95(0)
 
 
+def test_nothing_measured_is_said_not_zero():
+    # a round too short for the CPU sampler: its mean is None; the spread of
+    # such rounds has no median, and the log says so instead of 0.00
+    assert repeat.interval(x for x in (None, None))["median"] is None
+    assert repeat.shown(None) == "not measured" and repeat.shown(0.256) == "0.26"
+
+
 def run(ratio, valid=True, seed=1, measured=None):
     return {"experiment": "x", "valid": valid, "invalid_reasons": [] if valid else ["box CPU 95 % busy"],
             "ratio_measured": ratio, "ratio_paper": 2.89, "seed": seed, "duration_s": 10.0,
