@@ -25,7 +25,7 @@ from orchestrator.errors import OneLineParser  # noqa: E402
 from orchestrator.testbed import SWITCH_KINDS, Testbed, TestbedError  # noqa: E402
 
 from . import repeat  # noqa: E402
-from .samplers import CpuSampler, LinkSampler, QueueSampler  # noqa: E402
+from .samplers import CpuSampler, LinkSampler, QueueSampler, StallWatch  # noqa: E402
 from .tcpstats import SsSampler, TcpCounters, diff_qdisc, qdisc_totals  # noqa: E402
 
 RESULTS = os.path.join(REPO, "results")
@@ -139,9 +139,10 @@ def _first_server(build_dir, spec):
 class Net:
     """A testbed up, with its CPU and link samplers running."""
 
-    def __init__(self, ex, label, tb, cpu, links, queues=None):
+    def __init__(self, ex, label, tb, cpu, links, queues=None, stalls=None):
         self.ex, self.label, self.tb, self.cpu, self.links = ex, label, tb, cpu, links
         self.queues = queues    # QueueSampler of every switch port, or None
+        self.stalls = stalls    # StallWatch over the network's life, or None
         self.t0 = time.time()
         self.windows = []       # (t0, t1) of traffic, for the CPU verdict
         self.saturation = []    # link checks
@@ -222,7 +223,14 @@ class Net:
         util = {}
         for a, b in wins[:1]:
             util = {k: (None if v is None else round(v, 4)) for k, v in self.links.utilisation(a, b).items()}
+        # a stall as long as the hellos' slack (dead_misses - 1 periods) can
+        # make an agent declare a live neighbour dead: the box's doing, not
+        # the protocol's, so finish() judges such a run not valid
+        tb = self.tb
+        stall_limit = (tb.dead_misses - 1) * tb.hello_ms if tb.agent_mode else None
         return {"spec": self.tb.wiring.spec, "cpu_busy_max": max(cpu_max) if cpu_max else None,
+                "stall_max_ms": None if self.stalls is None else round(1000 * self.stalls.longest(self.t0)),
+                "stall_limit_ms": stall_limit,
                 "cpu_busy_mean": round(sum(cpu_mean) / len(cpu_mean), 4) if cpu_mean else None,
                 "cpu_busy_max_incl_nice": max(cpu_nice) if cpu_nice else None,
                 "link_utilisation": util, "saturation_checks": self.saturation,
@@ -494,7 +502,7 @@ class Experiment:
                      agent_args=list(agent_args or ()) + list(kernel_relay_args(a.kernel_relay)) +
                      ["--seed", str(a.seed)],
                      log=lambda m: self.log("  " + m.replace("*** ", "")))
-        cpu = links = queues = ss = net = None
+        cpu = links = queues = ss = net = stalls = None
         tcp0 = q0 = None
         try:
             self.log("%s: bringing up %s" % (label, spec))
@@ -502,7 +510,7 @@ class Experiment:
                 tb.start()
             except TestbedError as e:
                 raise BringUpError("%s: %s" % (label, e)) from None
-            cpu = CpuSampler(0.5)
+            cpu, stalls = CpuSampler(0.5), StallWatch()
             # every shaper's queue, switch and server ports (one rtnetlink
             # dump per namespace and period): the line-rate checks of every
             # link direction and the tree's saturation check
@@ -520,15 +528,16 @@ class Experiment:
             if a.ss_every and len(pids) <= SS_MAX_HOSTS:
                 ss = SsSampler(pids, a.ss_every)
             cpu.start()
+            stalls.start()
             links.start()
             for s in (queues, ss):
                 if s:
                     s.start()
-            net = Net(self, label, tb, cpu, links, queues)
+            net = Net(self, label, tb, cpu, links, queues, stalls)
             self.nets.append(net)
             yield net
         finally:
-            for s in (cpu, links, queues, ss):
+            for s in (cpu, stalls, links, queues, ss):
                 if s:
                     s.stop()
             if net is not None and tcp0 is not None:
@@ -543,6 +552,8 @@ class Experiment:
             self.write_csv("raw/%s_ss.csv" % label, ss.csv_rows())
         self.write_csv("%s_cpu.csv" % label, [["unix_time", "busy", "busy_incl_nice"]] +
                        [["%.3f" % t, "%.4f" % v[0], "%.4f" % v[1]] for t, v in cpu.samples])
+        self.write_csv("raw/%s_stalls.csv" % label, [["unix_time", "late_s"]] +
+                       [["%.3f" % t, "%.3f" % x] for t, x in stalls.stalls])
 
     # -------------------------------------------------------------- output
     def path(self, name):
@@ -582,6 +593,11 @@ class Experiment:
             reasons.append("box CPU %.0f %% busy (limit %.0f %%)" % (100 * cpu_max, 100 * CPU_LIMIT))
         if flows_failed:
             reasons.append("%d flows failed to finish" % flows_failed)
+        for label, r in runs.items() if judged else ():
+            if r["stall_limit_ms"] is not None and (r["stall_max_ms"] or 0) >= r["stall_limit_ms"]:
+                reasons.append("%s: the box stalled for %d ms, as long as the agents' hellos may be late "
+                               "(%d ms) before a neighbour is declared dead" % (
+                                   label, r["stall_max_ms"], r["stall_limit_ms"]))
         for r in runs.values() if judged else ():
             for c in r["saturation_checks"]:
                 if c["ok"]:
