@@ -21,16 +21,18 @@
 #   DCN_BENCH_ROUNDS   rounds of alternation per MTU (5)
 #   DCN_BENCH_MTUS     link MTUs ("1500 9000")
 #   DCN_BENCH_MODES    modes in each round, in order ("agent
-#                      agent:--kernel-relay=on agent:--kernel-relay=full
-#                      agent:--rx-ring=1024 agent-direct kernel
-#                      kernel-direct");
-#                      "agent" and "kernel" go through the relay;
+#                      agent:--data-path=kernel agent:--rx-ring=1024
+#                      agent-direct kernel kernel-direct");
+#                      "agent" and "kernel" go through the relay; the
+#                      agent modes run the agents on their own data path
+#                      (--data-path agent: every frame through the agent)
+#                      unless their options say otherwise;
 #                      "agent:OPTS" runs the agents with extra options
 #                      (the agents are restarted when the options change),
-#                      "agent:--kernel-relay=on" with the relay in the
-#                      kernel (agent/src/agent/kernel/),
-#                      "agent:--kernel-relay=full" with the relay and the
-#                      two ends (encapsulation, delivery) in the kernel;
+#                      "agent:--data-path=kernel" on the kernel's data path
+#                      (the default elsewhere: the relay and the two ends,
+#                      encapsulation and delivery, in the kernel,
+#                      agent/src/agent/kernel/);
 #                      "agent-direct" and "kernel-direct" send to h01, one
 #                      hop away, with no relay at all (agent-direct stops
 #                      h10's agent for the run, so that BSR has no other
@@ -47,7 +49,7 @@ root=$(cd "$here/../.." && pwd)
 DURATION=${DCN_BENCH_SECONDS:-5}
 ROUNDS=${DCN_BENCH_ROUNDS:-5}
 MTUS=${DCN_BENCH_MTUS:-1500 9000}
-MODES=${DCN_BENCH_MODES:-agent agent:--kernel-relay=on agent:--kernel-relay=full agent:--rx-ring=1024 agent-direct kernel kernel-direct}
+MODES=${DCN_BENCH_MODES:-agent agent:--data-path=kernel agent:--rx-ring=1024 agent-direct kernel kernel-direct}
 out_dir=${DCN_BENCH_OUT:-$root/results/forwarding}
 for mode in $MODES; do
   case $mode in
@@ -77,7 +79,7 @@ one_mtu() { # runs in a subshell: its own namespaces, agents and cleanup
   local mtu=$1
   DCNT_TOPO="bcube n=2 k=1"
   DCNT_MTU=$mtu
-  DCNT_AGENT_ARGS="--hello-ms 1000 --capacity-mbps 100000"
+  DCNT_AGENT_ARGS="--hello-ms 1000 --capacity-mbps 100000 --data-path agent" # a mode's options come after
   . "$root/tests/integration/agent_netns_lib.sh"
   dcnt_setup
   # offloads off on every veth (server side and switch side)

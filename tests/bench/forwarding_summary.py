@@ -4,7 +4,8 @@ line per MTU and mode. Every ratio pairs the two modes of one round, which ran
 back to back, so that the drift of a shared box falls on both.
 
 Modes: "agent", "agent:OPTIONS" and "kernel" go through the relay
-("agent:--kernel-relay=on": the agents' relay in the kernel);
+("agent": the agents' own data path; "agent:--data-path=kernel": the
+kernel's data path, relay and ends in the kernel);
 "agent-direct" and "kernel-direct" go one hop, with no relay. agent-direct
 over kernel is the ceiling: what the agent would reach if its relay cost
 nothing.

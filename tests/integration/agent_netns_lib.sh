@@ -196,7 +196,7 @@ for p in sys.argv[1:]:
 # Which relay carries a transfer from h00 to h11 on BCube_1 (n=2), by the
 # frames relayed in its kernel over 1 s: sets DCNT_RELAY, DCNT_OTHER and
 # DCNT_RELAY_OUT (the relay's port towards h11: h01 reaches it on level 1,
-# h10 on level 0). For the kernel relay's tests.
+# h10 on level 0). For the kernel data path's tests.
 dcnt_kernel_relay_carrying() {
   local k01 k10
   k01=$(dcnt_counter h01 relayed_in_kernel); k10=$(dcnt_counter h10 relayed_in_kernel)

@@ -12,7 +12,8 @@ set -euo pipefail
 BUILD=$(cd "${1:?usage: test_agent_bcube.sh BUILD_DIR}" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
 DCNT_TOPO="bcube n=2 k=1"
-DCNT_AGENT_ARGS="--hello-ms 100 --dead-misses 3"
+# the agents' own data path: h00's capture and the relays' counters see every frame
+DCNT_AGENT_ARGS="--hello-ms 100 --dead-misses 3 --data-path agent"
 . "$here/agent_netns_lib.sh"
 fail() { dcnt_fail "$@"; }
 

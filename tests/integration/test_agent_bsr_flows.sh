@@ -10,7 +10,8 @@ set -euo pipefail
 BUILD=$(cd "${1:?usage: test_agent_bsr_flows.sh BUILD_DIR}" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
 DCNT_TOPO="bcube n=2 k=1"
-DCNT_AGENT_ARGS="--hello-ms 100 --capacity-mbps 1000"
+# the agents' own data path: every packet through path selection
+DCNT_AGENT_ARGS="--hello-ms 100 --capacity-mbps 1000 --data-path agent"
 . "$here/agent_netns_lib.sh"
 fail() { echo "FAIL: $*"; exit 1; }
 

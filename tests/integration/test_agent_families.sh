@@ -12,7 +12,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 one_family() { # in a subshell: own namespaces and cleanup
   DCNT_TOPO=$1
-  DCNT_AGENT_ARGS="--hello-ms 100"
+  # the agents' own data path: every frame through the agents
+  DCNT_AGENT_ARGS="--hello-ms 100 --data-path agent"
   . "$here/agent_netns_lib.sh"
   dcnt_up 20
   local n=0 bad=0

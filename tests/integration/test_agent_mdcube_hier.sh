@@ -14,7 +14,8 @@ set -euo pipefail
 BUILD=$(cd "${1:?usage: test_agent_mdcube_hier.sh BUILD_DIR}" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
 DCNT_TOPO="mdcube n=2 k=1 m=5"
-DCNT_AGENT_ARGS="--hello-ms 100"
+# the agents' own data path: every frame through the agents
+DCNT_AGENT_ARGS="--hello-ms 100 --data-path agent"
 . "$here/agent_netns_lib.sh"
 dcnt_up 30
 sw=$(dcnt_ns sw)

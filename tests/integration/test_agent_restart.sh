@@ -20,7 +20,8 @@ set -euo pipefail
 BUILD=$(cd "${1:?usage: test_agent_restart.sh BUILD_DIR}" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
 DCNT_TOPO="bcube n=2 k=1"
-DCNT_AGENT_ARGS="--hello-ms 100 --dead-misses 3"
+# the agents' own data path: the relay's relayed counter counts every frame
+DCNT_AGENT_ARGS="--hello-ms 100 --dead-misses 3 --data-path agent"
 . "$here/agent_netns_lib.sh"
 PY=/usr/bin/python3
 fail() { dcnt_fail "$@"; }

@@ -14,7 +14,8 @@ set -euo pipefail
 BUILD=$(cd "${1:?usage: test_agent_rx_ring.sh BUILD_DIR}" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
 DCNT_TOPO="bcube n=2 k=1"
-DCNT_AGENT_ARGS="--hello-ms 100 --dead-misses 3 --rx-ring 128"
+# the agents' own data path: the relay takes every data frame from its rings
+DCNT_AGENT_ARGS="--hello-ms 100 --dead-misses 3 --rx-ring 128 --data-path agent"
 . "$here/agent_netns_lib.sh"
 fail() { dcnt_fail "$@"; }
 

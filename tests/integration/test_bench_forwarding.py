@@ -126,11 +126,11 @@ def test_direct_round_where_agents_relayed_is_flagged(summary):
     assert "NOT DIRECT in rounds [1]" in summary.report_lines([row], ["agent-direct", "kernel"])[0]
 
 
-def test_kernel_relay_mode_counts_kernel_frames(summary):
-    runs = [dict(_run(1500, 1, "agent:--kernel-relay=on", 4.0), relayed_by_agents=12, relayed_in_kernel=300000),
+def test_kernel_data_path_mode_counts_kernel_frames(summary):
+    runs = [dict(_run(1500, 1, "agent:--data-path=kernel", 4.0), relayed_by_agents=12, relayed_in_kernel=300000),
             _run(1500, 1, "kernel", 5.0)]
-    row, = summary.summarize(runs, ["agent:--kernel-relay=on", "kernel"])
-    m = row["agent:--kernel-relay=on"]
+    row, = summary.summarize(runs, ["agent:--data-path=kernel", "kernel"])
+    m = row["agent:--data-path=kernel"]
     assert m["ratio_to_kernel"]["median"] == 0.8 and m["meets_goal"] is True
     assert m["max_relayed_in_kernel"] == 300000 and m["max_relayed_by_agents"] == 12
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# dcn-agent --kernel-relay full, end to end on BCube_1 (n=2) in network
-# namespaces (agent_netns_lib.sh): the relay and the two ends of each path
-# in the kernel. run.sh holds /run/dcn-netns.lock.
+# dcn-agent --data-path kernel, end to end on BCube_1 (n=2) in network
+# namespaces (agent_netns_lib.sh): the two ends of each path in the kernel
+# (test_kernel_relay.sh checks the relay between them). run.sh holds /run/dcn-netns.lock.
 #  1. every agent's programs are attached: TCX ingress of each port, TCX
 #     egress of dcn0, TCX ingress of the segmenting veth's far end (dcn0g);
 #  2. an iperf3 transfer two hops apart is sent, relayed and delivered in
@@ -20,7 +20,7 @@ set -euo pipefail
 BUILD=$(cd "${1:?usage: test_kernel_ends.sh BUILD_DIR}" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
 DCNT_TOPO="bcube n=2 k=1"
-DCNT_AGENT_ARGS="--hello-ms 100 --dead-misses 3 --kernel-relay full"
+DCNT_AGENT_ARGS="--hello-ms 100 --dead-misses 3 --data-path kernel"
 . "$here/agent_netns_lib.sh"
 fail() { dcnt_fail "$@"; }
 programs() { # $1 server: "ports dcn0-egress dcn0g-ingress"

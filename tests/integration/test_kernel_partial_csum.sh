@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# A server that sends in its kernel (--kernel-relay full) to agents that
-# relay and deliver in user space, on BCube_1 (n=2) in network namespaces
+# A server that sends in its kernel (--data-path kernel) to agents that
+# relay and deliver in user space (--data-path agent), on BCube_1 (n=2) in network namespaces
 # (agent_netns_lib.sh) over Linux bridges whose veths keep their checksum
 # offload on, as the testbed's do. The sender's TCP packets leave its
 # kernel with their checksum partial (only the pseudo header's sum in the
@@ -9,7 +9,7 @@
 # (core/frame_csum.h). Without that, the destination's TCP drops each one
 # as a checksum error: after an agent restart, or while path selection
 # wants to hear delivered paths, whole transfers stalled (docs/soak.md).
-#  1. h00 (full) sends to h01 (one hop: h01's agent delivers) and to h11
+#  1. h00 (the kernel's data path) sends to h01 (one hop: h01's agent delivers) and to h11
 #     (two hops: a relay's agent relays, h11's agent delivers); both
 #     transfers move, and in h00's kernel;
 #  2. no receiver counted a TCP checksum error, and the agents counted the
@@ -19,7 +19,7 @@ set -euo pipefail
 BUILD=$(cd "${1:?usage: test_kernel_partial_csum.sh BUILD_DIR}" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
 DCNT_TOPO="bcube n=2 k=1"
-DCNT_AGENT_ARGS="--hello-ms 100 --dead-misses 3"
+DCNT_AGENT_ARGS="--hello-ms 100 --dead-misses 3 --data-path agent" # h00's --data-path kernel comes after
 . "$here/agent_netns_lib.sh"
 fail() { dcnt_fail "$@"; }
 csum_errors() { # TCP segments server $1's kernel dropped for their checksum
@@ -27,7 +27,7 @@ csum_errors() { # TCP segments server $1's kernel dropped for their checksum
 }
 
 dcnt_setup
-dcnt_start_agent h00 --kernel-relay full
+dcnt_start_agent h00 --data-path kernel
 for s in h01 h10 h11; do dcnt_start_agent "$s"; done
 dcnt_wait_ready 15 || fail "agents not ready"
 

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# dcn-agent --kernel-relay on, end to end on BCube_1 (n=2) in network
-# namespaces (agent_netns_lib.sh). run.sh holds /run/dcn-netns.lock.
-#  1. a bad value: one line, exit 2;
+# The relay of dcn-agent's kernel data path (--data-path kernel), end to
+# end on BCube_1 (n=2) in network namespaces (agent_netns_lib.sh;
+# test_kernel_ends.sh checks the two ends). run.sh holds
+# /run/dcn-netns.lock.
+#  1. a bad --data-path: one line, exit 2;
 #  2. every agent's program is attached at TCX ingress of each of its ports;
 #  3. an iperf3 transfer two hops apart is relayed in the kernel: the relay's
 #     agent relays only a path's first frames, and its port meters and
@@ -16,15 +18,15 @@ set -euo pipefail
 BUILD=$(cd "${1:?usage: test_kernel_relay.sh BUILD_DIR}" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
 DCNT_TOPO="bcube n=2 k=1"
-DCNT_AGENT_ARGS="--hello-ms 100 --dead-misses 3 --kernel-relay on"
+DCNT_AGENT_ARGS="--hello-ms 100 --dead-misses 3 --data-path kernel"
 . "$here/agent_netns_lib.sh"
 fail() { dcnt_fail "$@"; }
 
 set +e
-msg=$("$BUILD/agent/src/agent/dcn-agent" --topo "bcube n=2 k=1" --name h00 --kernel-relay yes 2>&1); rc=$?
+msg=$("$BUILD/agent/src/agent/dcn-agent" --topo "bcube n=2 k=1" --name h00 --data-path full 2>&1); rc=$?
 set -e
-[ "$rc" = 2 ] && [ "$msg" = "dcn-agent: --kernel-relay must be on, full or off, got 'yes'" ] ||
-  fail "dcn-agent with a bad --kernel-relay: exit $rc, '$msg'"
+[ "$rc" = 2 ] && [ "$msg" = "dcn-agent: --data-path must be agent or kernel, got 'full'" ] ||
+  fail "dcn-agent with a bad --data-path: exit $rc, '$msg'"
 
 dcnt_setup
 dcnt_start_agents

@@ -1135,7 +1135,7 @@ START_TEST(local_port_down_is_a_failed_link)
 }
 END_TEST
 
-/* The soak's 19 s HCN stall (docs/soak.md, results/soak at ced83e4): h42's
+/* The soak's 19 s HCN stall (docs/soak.md, results/soak-agent at ced83e4): h42's
  * cable to h24 came back at the instant its cable to s4 failed, and h14
  * still held h24-h42 as failed (learned 10 s before) with h42-s4 and h21-s2
  * really down. Under that database h42 is cut off, and every path of the
@@ -1243,7 +1243,7 @@ START_TEST(data_heard_along_a_path_clears_it_and_routes_the_reply)
     bsr_flow_key k = key_of(x, h22, 5201);
     ck_assert_ptr_null(bsr_route(x->b, &k, h22));
     ck_assert(bsr_wants_path_from(x->b, h22));
-    ck_assert(bsr_wants_any_path(x->b)); /* the kernel's deliveries go back to the agent (--kernel-relay full) */
+    ck_assert(bsr_wants_any_path(x->b)); /* the kernel's deliveries go back to the agent (--data-path kernel) */
     ck_assert_ptr_null(bsr_current_path(x->b, &k, h22));
     ck_assert(!bsr_wants_path_from(x->b, tu_node(&x->t, "h21"))); /* no flow of ours to it */
     /* A packet from elsewhere, or one that crosses no link held failed, changes nothing. */
@@ -1430,7 +1430,7 @@ START_TEST(new_flow_writes_only_what_it_uses)
 {
     /* A new flow clears its scalars and the current path's length, not the
      * ~11 KB of node arrays: a long-lived agent's resident memory then
-     * follows the paths its flows hold (results/soak memory verdict). */
+     * follows the paths its flows hold (results/soak-agent memory verdict). */
     bsr_flow_table ft;
     ck_assert_int_eq(bsr_flow_table_init(&ft, 2), 0);
     memset(ft.flows, 0xAB, 2 * sizeof *ft.flows); /* a slot reused after an earlier flow */

@@ -195,8 +195,8 @@ START_TEST(options_defaults_and_errors)
         {"--port", "7=eth0"},     {"--port", "eth0"},     {"--port", "1="},        {"--capacity-mbps", "-5"},
         {"--ifname-fmt", "%d%n"}, {"--seed", "-1"},       {"--bogus", "1"},        {"--port", "1=abcdefghijklmnopq"},
         {"--ctl-group", "no-such-group-here"}, {"--ctl-group", ""}, {"--mdcube-routing", "random"},
-        {"--tun-offload", "yes"}, {"--relay-copy", "o"}, {"--relay-copy", ""}, {"--kernel-relay", "1"},
-        {"--kernel-relay", ""},
+        {"--tun-offload", "yes"}, {"--relay-copy", "o"}, {"--relay-copy", ""}, {"--data-path", "full"},
+        {"--data-path", "on"},    {"--data-path", "off"}, {"--data-path", ""},     {"--data-path", "Kernel"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         const char *args[] = {"--topo", "bcube", "--name", "h00", bad[i][0], bad[i][1]};
@@ -204,11 +204,21 @@ START_TEST(options_defaults_and_errors)
         ck_assert_msg(strchr(err, '\n') == NULL && err[0], "error must be one line");
     }
     ck_assert_int_eq(o.mdcube_routing, ENGINE_MDCUBE_HIER);
-    ck_assert(o.tun_offload && !o.relay_copy && !o.kernel_relay); /* the defaults */
+    const char *defaults[] = {"--topo", "bcube", "--name", "h00"};
+    ck_assert_int_eq(parse(&o, defaults, 4, err, sizeof err), 0);
+    ck_assert(o.tun_offload && !o.relay_copy && o.data_path == DATA_PATH_KERNEL); /* the defaults */
     const char *onoff[] = {"--topo", "bcube", "--name", "h00", "--tun-offload", "off", "--relay-copy", "on",
-                           "--kernel-relay", "on"};
+                           "--data-path", "agent"};
     ck_assert_int_eq(parse(&o, onoff, 10, err, sizeof err), 0);
-    ck_assert(!o.tun_offload && o.relay_copy && o.kernel_relay);
+    ck_assert(!o.tun_offload && o.relay_copy && o.data_path == DATA_PATH_AGENT);
+    ck_assert_str_eq(agent_data_path_name(o.data_path), "agent");
+    const char *last[] = {"--topo", "bcube", "--name", "h00", "--data-path", "agent", "--data-path=kernel"};
+    ck_assert_int_eq(parse(&o, last, 7, err, sizeof err), 0); /* the last one counts */
+    ck_assert(o.data_path == DATA_PATH_KERNEL);
+    ck_assert_str_eq(agent_data_path_name(o.data_path), "kernel");
+    const char *bad_path[] = {"--topo", "bcube", "--name", "h00", "--data-path", "full"};
+    ck_assert_int_lt(parse(&o, bad_path, 6, err, sizeof err), 0);
+    ck_assert_str_eq(err, "--data-path must be agent or kernel, got 'full'");
     const char *src[] = {"--topo", "mdcube", "--name", "h0_00", "--mdcube-routing", "source"};
     ck_assert_int_eq(parse(&o, src, 6, err, sizeof err), 0);
     ck_assert_int_eq(o.mdcube_routing, ENGINE_MDCUBE_SOURCE);

@@ -1,5 +1,5 @@
 /* A DCN data frame that came with its TCP or UDP checksum left partial by
- * the kernel that sent it (--kernel-relay full) gets the checksum the
+ * the kernel that sent it (--data-path kernel) gets the checksum the
  * kernel would have written (core/frame_csum.h); anything that is not such
  * a frame is left as it is. */
 #include <stdlib.h>

@@ -1,11 +1,11 @@
-/* The kernel relay's side in the agent, without privileges: what the
- * engine tells it (relayed_data, and with --kernel-relay full
- * delivered_data and sent_data), the map entries built from the engine's
- * state (kernel/relay_entries.h), the agent's copy of the kernel's flows
- * (kernel/flow_mirror.h), and the neighbour table's generation that tells
- * the agent when to copy it. The program itself runs on crafted frames in
- * test_agent_bpf_relay.c (root) and in network namespaces
- * (tests/integration/test_kernel_relay.sh). The relay
+/* The kernel data path's side in the agent, without privileges: what the
+ * engine tells it (relayed_data, delivered_data and sent_data), the map
+ * entries built from the engine's state (kernel/relay_entries.h), the
+ * agent's copy of the kernel's flows (kernel/flow_mirror.h), and the
+ * neighbour table's generation that tells the agent when to copy it. The
+ * program itself runs on crafted frames in test_agent_bpf_relay.c (root)
+ * and in network namespaces (tests/integration/test_kernel_relay.sh and
+ * test_kernel_ends.sh). The relay
  * under test is h01 of BCube_1 with n=2: h00 -s0_0- h01 -s1_1- h11. */
 #include <string.h>
 

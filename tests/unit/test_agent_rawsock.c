@@ -298,7 +298,7 @@ START_TEST(ring_larger_than_the_limit_is_refused)
 END_TEST
 
 /* A frame whose checksum the sending kernel left partial (what
- * --kernel-relay full sends over Linux bridges, core/frame_csum.h) is
+ * --data-path kernel sends over Linux bridges, core/frame_csum.h) is
  * marked as such, by recvmmsg (PACKET_AUXDATA) and by the ring alike, and
  * a complete one is not. The partial one is made by a packet socket with
  * a virtio-net header asking for the checksum; lo keeps it partial. */

@@ -55,8 +55,8 @@ typedef struct agent {
     bool in_batch; /* in on_port: the receive buffers live until gro_flush */
     uint8_t was_up[256];
     uint64_t tx_dropped_seen;
-    kernel_relay *kr;  /* --kernel-relay on or full, else NULL */
-    segveth seg;             /* --kernel-relay full: where GSO batches are cut (os/segveth.h) */
+    kernel_relay *kr;        /* --data-path kernel: the kernel's data path, else NULL */
+    segveth seg;             /* --data-path kernel: where GSO batches are cut (os/segveth.h) */
     uint64_t ps_events_seen; /* path selection's inputs counted when the kernel's flows were last checked */
     bool kr_attach_failed;
 } agent;
@@ -128,8 +128,8 @@ static void io_relayed_data(void *ctx, unsigned in_port, const dcn_hdr *h)
     kernel_relay_learn(a->kr, in_port, h);
 }
 
-/* --kernel-relay full: the engine delivered a data frame, or sent one from
- * the TUN device; the kernel may take the path's (the flow's) next ones. */
+/* The engine delivered a data frame, or sent one from the TUN device; the
+ * kernel may take the path's (the flow's) next ones. */
 static void io_delivered_data(void *ctx, unsigned in_port, const dcn_hdr *h)
 {
     agent *a = ctx;
@@ -149,11 +149,11 @@ static uint64_t ps_events(const engine *e)
     return e->c.probe_resp_rx + e->c.path_failure_rx + e->c.path_failure_overheard + e->c.rerouted_at_send;
 }
 
-/* The kernel's flows against path selection (--kernel-relay full): each
- * tick, and at once after a receive batch that may have moved a flow. */
+/* The kernel's flows against path selection: each tick, and at once after
+ * a receive batch that may have moved a flow. */
 static void kr_flows(agent *a, bool always)
 {
-    if (!a->kr || !a->opt.kernel_ends)
+    if (!a->kr)
         return;
     uint64_t now = ps_events(a->e);
     if (!always && now == a->ps_events_seen)
@@ -162,7 +162,7 @@ static void kr_flows(agent *a, bool always)
     kernel_relay_sync_flows(a->kr, a->e);
 }
 
-/* The kernel relay's view of the neighbours, after anything that may have
+/* The kernel's view of the neighbours, after anything that may have
  * changed them (cheap when nothing did). */
 static void kr_sync(agent *a)
 {
@@ -322,7 +322,7 @@ static void on_port(struct ev_loop *loop, ev_io *w, int revents)
                 continue;
             }
             if (s->rcsum_partial[i] && dcn_frame_complete_l4_csum(f, len) == 0)
-                a->e->c.rx_csum_completed++; /* a kernel's frame (--kernel-relay full) that the agent takes */
+                a->e->c.rx_csum_completed++; /* a kernel's frame (--data-path kernel) that the agent takes */
             if (a->pcap)
                 pcapw_write(a->pcap, f, len, 0);
             engine_rx_frame(a->e, p, f, len);
@@ -557,9 +557,8 @@ int main(int argc, char **argv)
                     .deliver_ip = io_deliver};
     if (a->opt.relay_copy)
         io.send_rx_frame = NULL; /* relayed frames go through send_frame, copied */
-    if (a->opt.kernel_relay)
+    if (a->opt.data_path == DATA_PATH_KERNEL) { /* the paths and flows the kernel may take next */
         io.relayed_data = io_relayed_data;
-    if (a->opt.kernel_ends) {
         io.delivered_data = io_delivered_data;
         io.sent_data = io_sent_data;
     }
@@ -590,15 +589,15 @@ int main(int argc, char **argv)
         fprintf(stderr, "dcn-agent: %s\n", err);
         return ctl_rc;
     }
-    if (a->opt.kernel_relay && !(a->kr = kernel_relay_open(err, sizeof err))) {
-        fprintf(stderr, "dcn-agent: --kernel-relay on: %s\n", err);
+    if (a->opt.data_path == DATA_PATH_KERNEL && !(a->kr = kernel_relay_open(err, sizeof err))) {
+        fprintf(stderr, "dcn-agent: --data-path kernel: %s (--data-path agent needs no BPF)\n", err);
         ctl_server_close(a->ctl);
         return 1;
     }
     for (unsigned p = 0; p < a->e->nports; p++)
         attach_port(a, p);
     if (a->kr_attach_failed) {
-        fprintf(stderr, "dcn-agent: --kernel-relay on: the relay could not be attached to every port (above)\n");
+        fprintf(stderr, "dcn-agent: --data-path kernel: the program could not be attached to every port (above)\n");
         kernel_relay_close(a->kr);
         ctl_server_close(a->ctl);
         return 1;
@@ -612,11 +611,11 @@ int main(int argc, char **argv)
         ctl_server_close(a->ctl);
         return 1;
     }
-    if (a->opt.kernel_ends &&
+    if (a->kr &&
         (segveth_open(&a->seg, a->opt.tun, tun_mtu, err, sizeof err) < 0 ||
          kernel_relay_enable_ends(a->kr, (int)if_nametoindex(a->opt.tun), a->seg.near_ifindex, a->seg.far_ifindex,
                                   a->opt.mtu, err, sizeof err) < 0)) {
-        fprintf(stderr, "dcn-agent: --kernel-relay full: %s\n", err);
+        fprintf(stderr, "dcn-agent: --data-path kernel: %s\n", err);
         kernel_relay_close(a->kr);
         segveth_close(&a->seg);
         ctl_server_close(a->ctl);
@@ -670,10 +669,12 @@ int main(int argc, char **argv)
     }
     char name[DCN_NAME_MAX];
     dcn_node_name(&a->topo, self, name, sizeof name);
-    logf_("server %s id %u ip 10.%u.%u.%u, %u neighbours, tun %s mtu %u, ctl %s, path selection %s%s", name, self,
-          (engine_ip_of(self) >> 16) & 255, (engine_ip_of(self) >> 8) & 255, engine_ip_of(self) & 255,
-          a->e->nt.n_valid, a->opt.tun, tun_mtu, a->opt.ctl_path, ps_name(),
+    logf_("server %s id %u ip 10.%u.%u.%u, %u neighbours, tun %s mtu %u, ctl %s, path selection %s, data path %s%s",
+          name, self, (engine_ip_of(self) >> 16) & 255, (engine_ip_of(self) >> 8) & 255, engine_ip_of(self) & 255,
+          a->e->nt.n_valid, a->opt.tun, tun_mtu, a->opt.ctl_path, ps_name(), agent_data_path_name(a->opt.data_path),
           a->e->hier ? ", MDCube hierarchical routing" : a->e->container_of ? ", MDCube source routing" : "");
+    if (a->pcap && a->kr)
+        logf_("--pcap: the frames the kernel takes are not in the capture (--data-path agent captures every one)");
     engine_send_hellos(a->e);
     flush_all(a);
     ev_run(a->loop, 0);

@@ -87,10 +87,15 @@ int agent_ifname(const agent_options *o, unsigned port, char *out, size_t len)
     return 0;
 }
 
+const char *agent_data_path_name(agent_data_path p)
+{
+    return p == DATA_PATH_AGENT ? "agent" : "kernel";
+}
+
 enum {
     OPT_TOPO = 1000, OPT_NAME, OPT_IFFMT, OPT_PORT, OPT_CTL, OPT_CTL_GROUP, OPT_HELLO, OPT_DEAD, OPT_CAP, OPT_MTU, OPT_PCAP,
     OPT_TUN, OPT_SEED, OPT_LOG, OPT_PID, OPT_FG, OPT_CHECK, OPT_HELP, OPT_MDCUBE_ROUTING, OPT_TUN_OFFLOAD,
-    OPT_RX_RING, OPT_RELAY_COPY, OPT_KERNEL_RELAY
+    OPT_RX_RING, OPT_RELAY_COPY, OPT_DATA_PATH
 };
 
 static const struct option longopts[] = {
@@ -111,7 +116,7 @@ static const struct option longopts[] = {
     {"tun-offload", required_argument, NULL, OPT_TUN_OFFLOAD},
     {"rx-ring", required_argument, NULL, OPT_RX_RING},
     {"relay-copy", required_argument, NULL, OPT_RELAY_COPY},
-    {"kernel-relay", required_argument, NULL, OPT_KERNEL_RELAY},
+    {"data-path", required_argument, NULL, OPT_DATA_PATH},
     {"log", required_argument, NULL, OPT_LOG},
     {"pidfile", required_argument, NULL, OPT_PID},
     {"foreground", no_argument, NULL, OPT_FG},
@@ -132,6 +137,7 @@ int agent_options_parse(agent_options *o, int argc, char **argv, char *err, size
     o->seed = 1;
     o->ctl_gid = -1;
     o->tun_offload = true;
+    o->data_path = DATA_PATH_KERNEL;
     optind = 1;
     opterr = 0;
     int c;
@@ -257,14 +263,13 @@ int agent_options_parse(agent_options *o, int argc, char **argv, char *err, size
             if (parse_on_off("--tun-offload", a, &o->tun_offload, err, errlen) < 0)
                 return -1;
             break;
-        case OPT_KERNEL_RELAY:
-            if (strcmp(a, "full") == 0) {
-                o->kernel_relay = o->kernel_ends = true;
-                break;
-            }
-            o->kernel_ends = false;
-            if (parse_on_off("--kernel-relay", a, &o->kernel_relay, err, errlen) < 0) {
-                snprintf(err, errlen, "--kernel-relay must be on, full or off, got '%s'", a);
+        case OPT_DATA_PATH:
+            if (strcmp(a, "agent") == 0)
+                o->data_path = DATA_PATH_AGENT;
+            else if (strcmp(a, "kernel") == 0)
+                o->data_path = DATA_PATH_KERNEL;
+            else {
+                snprintf(err, errlen, "--data-path must be agent or kernel, got '%s'", a);
                 return -1;
             }
             break;

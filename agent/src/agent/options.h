@@ -8,6 +8,19 @@
 
 #include "agent/core/engine.h"
 
+/* Where plain data frames go (--data-path; docs/protocol.md, "Data paths"). */
+typedef enum agent_data_path {
+    /* agent: every frame through the agent in user space (AF_PACKET sockets
+     * on the ports, the TUN device): the reference, and what --pcap sees */
+    DATA_PATH_AGENT,
+    /* kernel (the default): a BPF program relays plain data frames, and sends
+     * and delivers them at the two ends of their path, once the agent has
+     * handled the path's (the flow's) first ones (kernel/kernel_relay.h; the
+     * TUN offloads stay on: TCP's GSO batches are cut in the segmenting veth,
+     * os/segveth.h); everything else goes through the agent */
+    DATA_PATH_KERNEL,
+} agent_data_path;
+
 typedef struct agent_options {
     char topo[512];
     char name[DCN_NAME_MAX];
@@ -26,15 +39,13 @@ typedef struct agent_options {
     bool tun_offload; /* --tun-offload on (default) | off: IFF_VNET_HDR, TSO4 and checksum offload on TUN */
     bool relay_copy;  /* --relay-copy on | off (default): copy relayed frames into the send queue, or queue
                        * a reference to them in their receive batch */
-    bool kernel_relay; /* --kernel-relay on | full | off (default): plain data frames relayed in the kernel
-                        * (kernel/kernel_relay.h) */
-    bool kernel_ends;  /* --kernel-relay full: and sent and delivered by the kernel at the two ends of their
-                        * path (the TUN offloads stay on: TCP's GSO batches are cut in the segmenting veth,
-                        * os/segveth.h) */
+    agent_data_path data_path; /* --data-path agent | kernel (default) */
     bool foreground;
     bool check; /* --check: validate the options and the topology, then exit */
 } agent_options;
 
+/* "agent" or "kernel": the --data-path value of p. */
+const char *agent_data_path_name(agent_data_path p);
 /* Parses argv. Returns 0, or -1 with one clear line in err. */
 int agent_options_parse(agent_options *o, int argc, char **argv, char *err, size_t errlen);
 /* Expands --ifname-fmt ("%s" = server name, "%u" = port, "%%" = '%'). */

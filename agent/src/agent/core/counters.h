@@ -11,9 +11,9 @@
     X(rx_data_delivered)    /* data packets written to the TUN device */                                          \
     X(tx_data_from_tun)     /* data packets encapsulated from the TUN device */                                   \
     X(relayed)              /* frames forwarded for others */                                                     \
-    X(relayed_in_kernel)    /* data frames forwarded for others by the kernel relay (--kernel-relay on) */        \
-    X(sent_in_kernel)       /* data packets encapsulated and sent by the kernel (--kernel-relay full) */         \
-    X(delivered_in_kernel)  /* data packets delivered to dcn0 by the kernel (--kernel-relay full) */              \
+    X(relayed_in_kernel)    /* data frames forwarded for others by the kernel (--data-path kernel) */             \
+    X(sent_in_kernel)       /* data packets encapsulated and sent by the kernel (--data-path kernel) */           \
+    X(delivered_in_kernel)  /* data packets delivered to dcn0 by the kernel (--data-path kernel) */               \
     X(rx_csum_completed)    /* data frames that came with a partial TCP/UDP checksum, completed (frame_csum.h) */ \
     X(tun_gro_merged)       /* TCP segments to the TUN device merged into the one before (tun_gro.h) */           \
     X(tun_gso_in)           /* TCP segments of up to 64 KB from the TUN device, cut into packets (tun_offload.h) */ \

@@ -1,7 +1,7 @@
 /* A received DCN data frame whose transport checksum the sending kernel
  * left partial.
  *
- * With --kernel-relay full a server's kernel sends its TCP and UDP packets
+ * With --data-path kernel a server's kernel sends its TCP and UDP packets
  * as it got them from its stack: with the checksum "partial" (only the
  * pseudo header's sum in the field), as for a device that checksums in
  * hardware. Over Linux bridges with the veths' checksum offload on, such a

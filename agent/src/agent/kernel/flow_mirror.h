@@ -1,4 +1,4 @@
-/* The agent's copy of the kernel's "flows" map (--kernel-relay full): for
+/* The agent's copy of the kernel's "flows" map (--data-path kernel): for
  * each flow the kernel sends, the flow as path selection knows it, the path
  * the kernel was given, and the bytes already counted towards the flow.
  * An open-addressing table of fixed size, allocated once: nothing is

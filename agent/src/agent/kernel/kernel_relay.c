@@ -30,9 +30,9 @@ struct kernel_relay {
     struct bpf_object *obj;
     int prog_fd, paths_fd, neigh_fd, stats_fd;
     int send_prog_fd, seg_prog_fd, flows_fd, config_fd;
-    int tun_link_fd;   /* --kernel-relay full: dcn_kernel_send at dcn0's egress */
+    int tun_link_fd;   /* dcn_kernel_send at dcn0's egress (kernel_relay_enable_ends) */
     int seg_link_fd;   /* and dcn_kernel_segment at the segmenting veth's far end */
-    flow_mirror *fm;   /* --kernel-relay full: the flows the kernel sends */
+    flow_mirror *fm;   /* the flows the kernel sends */
     struct krelay_config config; /* what the map holds */
     int link_fd[ENGINE_MAX_PORTS];
     int ifindex[ENGINE_MAX_PORTS];
@@ -91,7 +91,8 @@ kernel_relay *kernel_relay_open(char *err, size_t errlen)
     }
     kr->ncpus = (unsigned)n;
     kr->percpu = calloc(kr->ncpus, sizeof *kr->percpu);
-    if (!kr->percpu) {
+    kr->fm = calloc(1, sizeof *kr->fm);
+    if (!kr->percpu || !kr->fm) {
         snprintf(err, errlen, "kernel relay: out of memory");
         goto fail;
     }
@@ -165,10 +166,6 @@ int kernel_relay_enable_ends(kernel_relay *kr, int tun_ifindex, int seg_near, in
         snprintf(err, errlen, "kernel relay: no interface index for the TUN device or the segmenting veth");
         return -1;
     }
-    if (!kr->fm && !(kr->fm = calloc(1, sizeof *kr->fm))) {
-        snprintf(err, errlen, "kernel relay: out of memory");
-        return -1;
-    }
     __u32 zero = 0;
     struct krelay_config c = {.tun_ifindex = (__u32)tun_ifindex, .seg_ifindex = (__u32)seg_near, .port_mtu = port_mtu};
     kr->config = c;
@@ -195,7 +192,7 @@ static void learn_path(kernel_relay *kr, unsigned in_port, const struct krelay_p
 void kernel_relay_learn_delivery(kernel_relay *kr, unsigned in_port, const dcn_hdr *h)
 {
     struct krelay_path_key k;
-    if (kr->fm && attached(kr, in_port) && krelay_delivery_key_of(h, &k))
+    if (attached(kr, in_port) && krelay_delivery_key_of(h, &k))
         learn_path(kr, in_port, &k);
 }
 
@@ -208,7 +205,7 @@ static bool same_path(const flow_mirror_entry *m, const dcn_hdr *h, unsigned por
 
 void kernel_relay_learn_flow(kernel_relay *kr, const dcn_flow_key *k, uint32_t dst, const dcn_hdr *h, unsigned port)
 {
-    if (!kr->fm || !attached(kr, port))
+    if (!attached(kr, port))
         return;
     struct krelay_flow_key key = flow_mirror_key(k);
     flow_mirror_entry *m = flow_mirror_find(kr->fm, &key);
@@ -250,8 +247,6 @@ static bool still_on(const engine *e, const flow_mirror_entry *m, const dcn_path
 
 void kernel_relay_sync_flows(kernel_relay *kr, engine *e)
 {
-    if (!kr->fm)
-        return;
     /* while path selection waits to hear a path back to some source, the
      * agent delivers (engine.c, heard_path) */
     __u32 want = ps_wants_any_path(e->ps);

@@ -1,7 +1,7 @@
-/* The kernel relay: BCube relaying of plain data frames in the kernel, at
- * tc ingress (TCX) of each server port, for dcn-agent --kernel-relay=on
- * (docs/protocol.md, "The kernel relay"). It relays only what the agent has
- * already decided it would relay:
+/* The kernel's data path (dcn-agent --data-path kernel, the default;
+ * docs/protocol.md, "The kernel's data path"). The relay: BCube relaying
+ * of plain data frames in the kernel, at tc ingress (TCX) of each server
+ * port. It relays only what the agent has already decided it would relay:
  *   - a data frame for this host (not flooded), version 1, no MDCube
  *     extension, at most 8 hops, 0 < NHI < nhops, its header checksum and
  *     payload length good;
@@ -15,8 +15,8 @@
  * so it sees only what this program passes), which decides, counts drops
  * and reports failures as before.
  *
- * With --kernel-relay full it also does the two ends of a path, still only
- * for what the agent already did once:
+ * It also does the two ends of a path, still only for what the agent
+ * already did once:
  *   - the destination (dcn_kernel_relay, NHI == nhops): a data frame whose
  *     path the agent delivered a frame of, arriving on that path's port,
  *     carrying an IPv4 packet the agent would deliver, loses its Ethernet
@@ -123,7 +123,7 @@ static __always_inline int reread_ethertype(struct __sk_buff *skb)
            bpf_skb_vlan_pop(skb) || bpf_skb_vlan_pop(skb);
 }
 
-/* The destination's half (--kernel-relay full): the frame (checked like a
+/* The destination's half: the frame (checked like a
  * relayed one) ends here, on a path the agent delivered a frame of. The
  * agent's checks of the IPv4 packet first (deliver_local), then the
  * headers go: the EtherType becomes IPv4 and the kernel reads it again
@@ -205,7 +205,7 @@ int dcn_kernel_relay(struct __sk_buff *skb)
     return bpf_redirect(ifindex, 0);
 }
 
-/* The source's half (--kernel-relay full). The flow of an IPv4 packet
+/* The source's half. The flow of an IPv4 packet
  * that starts at offset off (as engine_from_tun keys it: ports only for
  * unfragmented TCP and UDP); false when it is not one. */
 static __always_inline int flow_key_of(struct __sk_buff *skb, __u32 off, struct krelay_flow_key *k)

@@ -1,4 +1,4 @@
-/* The entries the agent writes into its kernel relay's maps (relay_maps.h),
+/* The entries the agent writes into its kernel data path's maps (relay_maps.h),
  * built from the engine's state with no I/O, so the unit tests check them
  * without privileges. */
 #ifndef DCN_AGENT_KERNEL_RELAY_ENTRIES_H
@@ -14,7 +14,7 @@
  * KRELAY_MAX_NHOPS hops, relayed here (0 < NHI < nhops). False otherwise. */
 bool krelay_path_key_of(const dcn_hdr *h, struct krelay_path_key *k);
 /* The same key for a data frame delivered here (NHI == nhops), with the
- * same conditions otherwise (--kernel-relay full). */
+ * same conditions otherwise. */
 bool krelay_delivery_key_of(const dcn_hdr *h, struct krelay_path_key *k);
 /* The "flows" value of a packet sent with header h (from engine_from_tun)
  * on port, whose interface is ifindex: false when the kernel may not send

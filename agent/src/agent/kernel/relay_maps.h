@@ -1,7 +1,8 @@
-/* What the agent and its kernel relay (relay.bpf.c) share: the layout of
- * the relay's maps (and, with --kernel-relay full, of the two ends'). Included by the BPF program (clang -target bpf) and by
- * the agent (kernel_relay.c), so only <linux/types.h> types. Addresses and
- * NHAs are kept as they sit in the frame (network byte order). */
+/* What the agent and its kernel data path (relay.bpf.c) share: the layout
+ * of the programs' maps. Included by the BPF program (clang -target bpf)
+ * and by the agent (kernel_relay.c), so only <linux/types.h> types.
+ * Addresses and NHAs are kept as they sit in the frame (network byte
+ * order). */
 #ifndef DCN_AGENT_KERNEL_RELAY_MAPS_H
 #define DCN_AGENT_KERNEL_RELAY_MAPS_H
 
@@ -13,7 +14,7 @@
 #define KRELAY_MAX_NHOPS 8    /* longer paths are relayed by the agent */
 #define KRELAY_HDR_LEN DCN_HDR_BASE /* the DCN header of a path of <= 8 hops */
 #define KRELAY_PATHS 4096     /* validated paths kept (least recently used go) */
-#define KRELAY_FLOWS 1024     /* flows sent by the kernel (--kernel-relay full) */
+#define KRELAY_FLOWS 1024     /* flows sent by the kernel */
 
 /* "paths": a data path the agent validated at this relay (walkable from
  * src to dst without a loop, naming us at NHI over in_port), as its
@@ -27,11 +28,11 @@ struct krelay_path_val {
     __u32 in_ifindex; /* the port the path reaches us over */
     __u32 in_port;
 };
-/* With --kernel-relay full, a path that ends here (nhi == nhops) is in
- * "paths" too once the agent delivered one of its data frames: the kernel
- * then takes the header off the next ones and hands them to dcn0. */
+/* A path that ends here (nhi == nhops) is in "paths" too once the agent
+ * delivered one of its data frames: the kernel then takes the header off
+ * the next ones and hands them to dcn0. */
 
-/* "flows" (--kernel-relay full): a flow the agent sent, on the path its
+/* "flows": a flow the agent sent, on the path its
  * path selection (BSR) gave it; the kernel sends the flow's next packets
  * from dcn0's egress. The key is the agent's flow key (engine_from_tun:
  * ports only for unfragmented TCP and UDP), in network byte order. */
@@ -47,8 +48,8 @@ struct krelay_flow {
     __u64 bytes, packets;     /* sent by the kernel (atomic adds), IP bytes */
 };
 
-/* "config" (--kernel-relay full), one entry: dcn0, the segmenting veth
- * and the ports' MTU. */
+/* "config", one entry: dcn0, the segmenting veth and the ports' MTU (all 0
+ * until the agent enables the two ends: the kernel then only relays). */
 struct krelay_config {
     __u32 tun_ifindex;
     __u32 seg_ifindex; /* the near end of the segmenting veth: GSO batches go out there */

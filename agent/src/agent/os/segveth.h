@@ -1,4 +1,4 @@
-/* The segmenting veth of --kernel-relay full: a veth pair in the server's
+/* The segmenting veth of --data-path kernel: a veth pair in the server's
  * namespace, named after the TUN device (dcn0 gives dcn0s and dcn0g). TCP
  * hands dcn0 64 KB GSO batches whatever the device says; the kernel's
  * sending program (relay.bpf.c) passes them out of the near end, which has
