@@ -12,31 +12,36 @@ from .errors import TestbedError
 from .status_poll import StatusPoller
 
 RUN_DIR = state.STATE_DIR
-# the agents' options for the relay in the kernel (docs/protocol.md, "The kernel relay"):
-# dcn_testbed --kernel-relay [off|on|full], the experiments' --kernel-relay off|on|full
-KERNEL_RELAY_MODES = ("off", "on", "full")
-# what the testbed, the experiments and the bring-up benchmark run unless told:
-# the whole data path in the kernel (dcn-agent's own default stays off)
-DEFAULT_KERNEL_RELAY = "full"
-KERNEL_RELAY_ARGS = ("--kernel-relay", "on")
-KERNEL_FULL_ARGS = ("--kernel-relay", "full")  # the relay and the two ends of each path
+# dcn-agent's two data paths (--data-path; docs/protocol.md, "Data paths"):
+# the agent's own, every frame through the agent in user space, and the
+# kernel's, BPF programs that relay, send and deliver plain data frames once
+# the agent has handled a path's first ones. The kernel's is the default of
+# dcn-agent, the testbed, the experiments and the benchmarks alike.
+DATA_PATHS = ("agent", "kernel")
+DEFAULT_DATA_PATH = "kernel"
+DATA_PATH_TEXT = {"agent": "the agent's data path: every frame through the agent in user space",
+                  "kernel": "the kernel's data path: plain data frames relayed, sent and delivered in the kernel"}
 
 
-def kernel_relay_args(mode):
-    """dcn-agent's options for --kernel-relay off (or None), on or full."""
-    return {None: (), "off": (), "on": KERNEL_RELAY_ARGS, "full": KERNEL_FULL_ARGS}[mode]
+def data_path_args(path):
+    """dcn-agent's options for the data path `path` (agent or kernel)."""
+    if path not in DATA_PATHS:
+        raise ValueError("the data path is %s, not %r" % (" or ".join(DATA_PATHS), path))
+    return ("--data-path", path)
 
 
-def kernel_relay_mode(agent_args):
-    """The inverse: the mode (off, on or full) that dcn-agent options give,
-    as `--kernel-relay MODE` or `--kernel-relay=MODE`; off without it."""
+def data_path_of(agent_args):
+    """The inverse: the data path that dcn-agent options give, read as the
+    agent reads them (the last `--data-path PATH` or `--data-path=PATH`
+    counts); the agent's default without one."""
     args = list(agent_args)
+    path = DEFAULT_DATA_PATH
     for i, a in enumerate(args):
-        value = a.partition("=")[2] if a.startswith("--kernel-relay=") else \
-            args[i + 1] if a == "--kernel-relay" and i + 1 < len(args) else None
-        if value in KERNEL_RELAY_MODES:
-            return value
-    return "off"
+        value = a.partition("=")[2] if a.startswith("--data-path=") else \
+            args[i + 1] if a == "--data-path" and i + 1 < len(args) else None
+        if value in DATA_PATHS:
+            path = value
+    return path
 
 
 class Agents:

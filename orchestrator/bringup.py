@@ -11,7 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 from mininet.net import Mininet
 
 from . import fit, linkclass, netops, ovs, rcu, state
-from .agents import kernel_relay_mode
+from .agents import DATA_PATH_TEXT, data_path_of
 from .errors import TestbedError
 from .hosts import BatchIntf, DcnHost
 from .topology import TopoError, counts, export, tool_path
@@ -187,12 +187,12 @@ class BringUp:
         self._restore_rcu()
 
     def _expedite_rcu(self):
-        """Expedited RCU grace periods while agents with the kernel relay
+        """Expedited RCU grace periods while agents on the kernel's data path
         attach (or detach) their TCX links, one grace period each under the
         RTNL lock (orchestrator/rcu.py). The value found goes in the state
         file first, so that the teardown, or the clean of a killed run, puts
-        it back. Nothing is touched for agents without the kernel relay."""
-        if not (self.agent_mode and kernel_relay_mode(self.agent_args) != "off") or "rcu_expedited" in self.state.data:
+        it back. Nothing is touched for agents on their own data path."""
+        if not (self.agent_mode and data_path_of(self.agent_args) == "kernel") or "rcu_expedited" in self.state.data:
             return
         before = rcu.read()
         if before != 0:
@@ -259,10 +259,8 @@ class BringUp:
         for line in linkclass.plan_lines(w.family, kinds, self.server_link, self.highspeed_link, self.mtu):
             self.log("***   " + line)
         if self.agent_mode:
-            path = {"off": "data path in the agent", "on": "relay in the kernel",
-                    "full": "data path in the kernel (--kernel-relay full)"}[kernel_relay_mode(self.agent_args)]
-            self.log("*** servers: dcn-agent each (hello %d ms, %d misses; %s)" % (self.hello_ms, self.dead_misses,
-                                                                                  path))
+            self.log("*** servers: dcn-agent each (hello %d ms, %d misses; %s)" % (
+                self.hello_ms, self.dead_misses, DATA_PATH_TEXT[data_path_of(self.agent_args)]))
         else:
             self.log("*** servers: plain IP on their ports, no agent")
 

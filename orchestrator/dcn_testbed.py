@@ -36,7 +36,7 @@ from orchestrator.errors import OneLineParser, missing_module  # noqa: E402
 
 try:
     from orchestrator import capture, linkclass, smoke, state  # noqa: E402
-    from orchestrator.agents import DEFAULT_KERNEL_RELAY, KERNEL_RELAY_MODES, kernel_relay_args  # noqa: E402
+    from orchestrator.agents import DATA_PATHS, DEFAULT_DATA_PATH, data_path_args  # noqa: E402
     from orchestrator.cli import run_cli, terminal_stdin  # noqa: E402
     from orchestrator.testbed import SWITCH_KINDS, Testbed, TestbedError  # noqa: E402
 except ImportError as _e:  # Mininet (or another Debian package) missing
@@ -113,10 +113,10 @@ def parse_args(argv):
     ap.add_argument("--mtu", type=int, default=linkclass.DEFAULT_MTU)
     ap.add_argument("--hello-ms", type=int, default=100, help="agent hello period (default %(default)s; the papers': 1000)")
     ap.add_argument("--dead-misses", type=int, default=3)
-    ap.add_argument("--kernel-relay", nargs="?", const="on", choices=KERNEL_RELAY_MODES, default=DEFAULT_KERNEL_RELAY,
-                    help="the agents send, relay and deliver plain data frames in the kernel (full, the default), "
-                         "only relay them there (on, the value when none is given), or handle every frame "
-                         "themselves (off): dcn-agent --kernel-relay; docs/protocol.md, \"The kernel relay\"")
+    ap.add_argument("--data-path", choices=DATA_PATHS, default=DEFAULT_DATA_PATH,
+                    help="the agents' data path: kernel (the default) relays, sends and delivers plain data frames "
+                         "in the kernel; agent takes every frame through the agents in user space (what their "
+                         "--pcap sees): dcn-agent --data-path; docs/protocol.md, \"Data paths\"")
     ap.add_argument("--no-agent", action="store_true", help="plain L2 bring-up without agents")
     ap.add_argument("--ready-timeout", type=float, default=None)
     ap.add_argument("--ping-pairs", type=int, default=1100, help="all pairs up to this many, else a sample")
@@ -168,7 +168,7 @@ def main(argv=None):
         tb = Testbed(a.build_dir, a.topo, switch=a.switch, datapath=a.datapath,
                      server_link=a.server_params, highspeed_link=a.hs_params, mtu=a.mtu,
                      hello_ms=a.hello_ms, dead_misses=a.dead_misses,
-                     agent_args=kernel_relay_args(a.kernel_relay),
+                     agent_args=data_path_args(a.data_path),
                      agent=False if a.no_agent else None, ready_timeout=a.ready_timeout, log=say,
                      capture=a.capture, capture_dir=a.capture_dir, ovs_rt=a.ovs_forwarder == "rt")
         tb.preflight()

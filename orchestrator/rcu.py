@@ -1,15 +1,16 @@
 """Expedited RCU grace periods while the agents attach and detach their BPF
-programs (docs/testbed.md, "Bring-up with the kernel relay").
+programs (docs/testbed.md, "Bring-up with the kernel's data path").
 
-An agent with --kernel-relay on or full attaches one TCX link per port (and,
-with full, two more), and the kernel waits for an RCU grace period on every
-attach and detach, holding the RTNL lock: so the testbed's agents attach one
-after the other. On this 2-core box, with hundreds of agents busy, a grace
-period took about 13 ms, and 256 agents with full took 21 s to come up and as
-long to go; with expedited grace periods, 1.1 s and 4.8 s. So the testbed sets
-/sys/kernel/rcu_expedited while its agents start and while they stop, records
-the value it found in the state file first, and puts that value back after
-(or `make clean-testbed` does, after a killed run)."""
+An agent with --data-path kernel attaches one TCX link per port and two
+more (the TUN device's egress, the segmenting veth), and the kernel waits
+for an RCU grace period on every attach and detach, holding the RTNL lock:
+so the testbed's agents attach one after the other. On this 2-core box,
+with hundreds of agents busy, a grace period took about 13 ms, and 256
+agents took 21 s to come up and as long to go; with expedited grace
+periods, 1.1 s and 4.8 s. So the testbed sets /sys/kernel/rcu_expedited
+while its agents start and while they stop, records the value it found in
+the state file first, and puts that value back after (or `make
+clean-testbed` does, after a killed run)."""
 
 PATH = "/sys/kernel/rcu_expedited"
 

@@ -12,7 +12,7 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 from orchestrator import rcu, state, testing  # noqa: E402
-from orchestrator.agents import kernel_relay_mode  # noqa: E402
+from orchestrator.agents import data_path_of  # noqa: E402
 
 BUILD = testing.build_dir()
 ENTRY = os.path.join(testing.REPO, "orchestrator", "dcn_testbed.py")
@@ -55,14 +55,15 @@ def test_no_knob(tmp_path):
 
 
 def test_only_agents_with_tcx_links():
-    """The testbed expedites only for agents whose mode attaches TCX links
-    (on, full): the mode its options give (orchestrator/agents.py)."""
-    assert kernel_relay_mode(["--kernel-relay", "full"]) == "full"
-    assert kernel_relay_mode(["--mtu", "1500", "--kernel-relay", "on"]) == "on"
-    assert kernel_relay_mode(["--kernel-relay=full"]) == "full"
-    assert kernel_relay_mode([]) == "off"
-    assert kernel_relay_mode(["--kernel-relay", "off"]) == "off"
-    assert kernel_relay_mode(["--kernel-relay"]) == "off"
+    """The testbed expedites only for agents whose data path attaches TCX
+    links (the kernel's): the data path their options give, read as the
+    agent reads them (orchestrator/agents.py)."""
+    assert data_path_of(["--data-path", "kernel"]) == "kernel"
+    assert data_path_of(["--mtu", "1500", "--data-path", "agent"]) == "agent"
+    assert data_path_of(["--data-path=agent"]) == "agent"
+    assert data_path_of([]) == "kernel"  # the agent's default
+    assert data_path_of(["--data-path", "agent", "--seed", "1", "--data-path", "kernel"]) == "kernel"  # the last
+    assert data_path_of(["--data-path"]) == "kernel"
 
 
 @pytest.mark.skipif(os.geteuid() != 0 or not testing.agent_built(BUILD) or "bcube" not in testing.families(BUILD),
@@ -72,7 +73,7 @@ def test_killed_while_agents_start_then_cleaned():
         pytest.skip("/sys/kernel/rcu_expedited is absent or already on")
     env = dict(os.environ, DCN_NETNS_LOCKED="1", **{state.KILL_AT_ENV: "agents_start"})
     r = subprocess.run([sys.executable, ENTRY, "--build-dir", BUILD, "--topo", "bcube n=2 k=1", "--switch", "lxbr",
-                        "--no-cli", "--kernel-relay", "full"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                        "--no-cli", "--data-path", "kernel"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                        stderr=subprocess.STDOUT, text=True, env=env, timeout=120)
     try:
         assert r.returncode == -signal.SIGKILL, r.stdout[-2000:]
