@@ -31,7 +31,7 @@ help:
 	@echo "sudo make deps      install the Debian packages (make build checks only the compilers' and libraries')"
 	@echo "make wireshark-plugin   install the DCN dissector for Wireshark/tshark (docs/inspection.md)"
 	@echo "make fuzz           run every libFuzzer harness FUZZ_SECONDS (60) each"
-	@echo "sudo make soak DURATION=30m   TCP traffic under random failures into results/soak-kernel-full/ (docs/soak.md)"
+	@echo "sudo make soak DURATION=30m   TCP traffic under random failures into results/soak/ (docs/soak.md)"
 
 # $(call need,PACKAGES): one dpkg-query for them all; installs the missing
 # ones as root, or names them and fails
@@ -121,8 +121,8 @@ fuzz: deps
 
 # The soak (docs/soak.md): DURATION (seconds, or 30m, 1h) of TCP connections
 # between rotating pairs while a seeded schedule fails and restores links,
-# switches and servers; BCube_1 n=4 then HCN(4,1); writes results/soak-kernel-full/
-# (the default data path; SOAK_ARGS="--kernel-relay off": results/soak/).
+# switches and servers; BCube_1 n=4 then HCN(4,1); writes results/soak/
+# (the default data path, the kernel's; SOAK_ARGS="--data-path agent": results/soak-agent/).
 # SOAK_ARGS go to experiments/soak (--seed, --concurrency, --out, ...).
 DURATION  ?= 30m
 SOAK_ARGS ?=

@@ -20,7 +20,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(0, REPO)
 
 from orchestrator import linkclass, netops, state  # noqa: E402
-from orchestrator.agents import DEFAULT_KERNEL_RELAY, KERNEL_RELAY_MODES, kernel_relay_args  # noqa: E402
+from orchestrator.agents import DATA_PATHS, DEFAULT_DATA_PATH, data_path_args  # noqa: E402
 from orchestrator.errors import OneLineParser  # noqa: E402
 from orchestrator.testbed import SWITCH_KINDS, Testbed, TestbedError  # noqa: E402
 
@@ -38,7 +38,7 @@ PAPER_LINK_MBPS = 1000.0  # the papers' testbeds: GbE server links
 PAPER_HELLO_MS = 1000     # the papers' timers: 1 s hellos, 3 misses
 FAST_HELLO_MS = 50        # the fast setting, as BFD's common 50 ms x 3: dead after 3 x 50 + 50 / 4 = 162 ms
 SS_MAX_HOSTS = 64         # ss snapshots (one nsenter per host per period) only on small networks
-# The rate that the capacity table of the agents' own data path chose (results/capacity/, aa263ee).
+# The rate that the capacity table of the agents' own data path chose (results/capacity-agent/, aa263ee).
 # MDCube's experiments (whose frames still go through the agents in user space) and the HCN/BCN/BCDC
 # ones keep it, so that their defaults stay those of their committed runs, until issue 38 reruns
 # them on the faithful method and the kernel's table.
@@ -46,12 +46,13 @@ AGENT_TABLE_MBPS = 20.0
 FALLBACK_CHOICE = {"switch": "lxbr", "mtu": 9000, "link_mbps": 20, "light_switch": "lxbr", "light_link_mbps": 20}
 
 
-# where a run writes, by the agents' mode: every mode has its own folders, so a
-# run in one mode never overwrites another's results (the folders without a
-# suffix are the agent's own data path, the default until the kernel's became it)
-KERNEL_FOLDER_SUFFIX = {"off": "", "on": "-kernel-relay", "full": "-kernel-full"}
+# where a run writes, by the agents' data path: each has its own folders, so a
+# run on one never overwrites the other's results; the default data path's
+# have no suffix (results/<name>), the other's end in its name
+# (results/<name>-agent)
+DATA_PATH_SUFFIX = {p: "" if p == DEFAULT_DATA_PATH else "-" + p for p in DATA_PATHS}
 # the capacity table measured with the default data path: the experiments' defaults
-CAPACITY_FOLDER = "capacity" + KERNEL_FOLDER_SUFFIX[DEFAULT_KERNEL_RELAY]
+CAPACITY_FOLDER = "capacity" + DATA_PATH_SUFFIX[DEFAULT_DATA_PATH]
 CAPACITY_SUMMARY = os.path.join(RESULTS, CAPACITY_FOLDER, "summary.json")
 
 TCP_CC = ("reno", "cubic", "bbr")
@@ -239,14 +240,17 @@ class Net:
 
 
 class Experiment:
-    def __init__(self, name, description, light=False, repeat=True):
+    def __init__(self, name, description, light=False, repeat=True, one_data_path=True):
         """light: the experiment opens a few connections only, so it runs on
         the capacity table's choice for light patterns: its switch and the
         highest link rate that switch carried two connections at. repeat:
         a figure of a paper, measured --runs times
         (each run the structure, then its baseline) and summarized with
         intervals (repeat.py); a measurement of the box (capacity, soak)
-        runs once."""
+        runs once. one_data_path: the run's agents use the data path of
+        --data-path, and its folder is that data path's; False: the
+        experiment runs both data paths itself (each network's agent_args
+        name one), has no --data-path, and writes results/<name>."""
         self.name = name
         self.repeat = repeat
         self.ap = OneLineParser(prog="experiments/" + name, description=description,
@@ -287,10 +291,13 @@ class Experiment:
         g.add_argument("--size-scale", type=float, default=1.0,
                        help="transfer sizes as a fraction of the paper's scaled to the link rate "
                             "(1: the paper's bytes x link-mbps/1000, so durations match the paper's)")
-        g.add_argument("--kernel-relay", choices=KERNEL_RELAY_MODES, default=DEFAULT_KERNEL_RELAY,
-                       help="the agents send, relay and deliver plain data frames in the kernel (full, the "
-                            "default), only relay them there (on), or handle every frame themselves (off): "
-                            "dcn-agent --kernel-relay. Each mode writes its own folders")
+        if one_data_path:
+            g.add_argument("--data-path", choices=DATA_PATHS, default=DEFAULT_DATA_PATH,
+                           help="the agents' data path: kernel (the default) relays, sends and delivers plain data "
+                                "frames in the kernel, agent takes every frame through the agents in user space: "
+                                "dcn-agent --data-path. Each data path writes its own folders (--out)")
+        else:
+            self.ap.set_defaults(data_path=None)
         g.add_argument("--seed", type=int, default=1,
                        help="seed of the first run, passed to every agent (--seed) and to the traffic's random "
                             "choices; run i uses seed + i - 1 (default %(default)s)")
@@ -305,9 +312,9 @@ class Experiment:
                             "(default %%(default)s)" % SS_MAX_HOSTS)
         g.add_argument("--build-dir", default=os.path.join(REPO, "build"))
         g.add_argument("--out", default=None,
-                       help="results folder (default results/%s%s: each --kernel-relay mode has its own, "
-                            "-kernel-full for full, -kernel-relay for on, no suffix for off)"
-                            % (name, KERNEL_FOLDER_SUFFIX[DEFAULT_KERNEL_RELAY]))
+                       help="results folder (default results/%s%s)" % (name, "" if not one_data_path else
+                            "%s; with --data-path agent: results/%s%s" % (
+                                DATA_PATH_SUFFIX["kernel"], name, DATA_PATH_SUFFIX["agent"])))
         g.add_argument("--tiny", action="store_true",
                        help="a seconds-long run for the test suite (size-scale at most 0.01)")
         self.a = None
@@ -371,8 +378,8 @@ class Experiment:
         self._servers = []
         self._check_specs(a)
         self.a = a
-        # each mode has its own folders (KERNEL_FOLDER_SUFFIX)
-        self.out = a.out or os.path.join(RESULTS, self.name + KERNEL_FOLDER_SUFFIX[a.kernel_relay])
+        # each data path has its own folders (DATA_PATH_SUFFIX)
+        self.out = a.out or os.path.join(RESULTS, self.name + (DATA_PATH_SUFFIX[a.data_path] if a.data_path else ""))
         self.work = self.out.rstrip("/") + ".partial"
         parent = os.path.dirname(os.path.abspath(self.work))
         if not os.path.isdir(parent) or not os.access(parent, os.W_OK):
@@ -493,13 +500,14 @@ class Experiment:
     def testbed(self, spec, label, hello_ms=None, agent=None, link_period=1.0, switch=None, mtu=None,
                 link_mbps=None, agent_args=None):
         """agent_args: extra dcn-agent options for this network's agents (for
-        example ["--mdcube-routing", "source"]; see agent_accepts())."""
+        example ["--mdcube-routing", "source"]; see agent_accepts()), after
+        the run's --data-path: the agent takes the last value of an option."""
         a = self.a
         server = dict(linkclass.DEFAULT_SERVER, bw=link_mbps or a.link_mbps, max_queue_size=a.queue_pkts,
                       queue_bytes=a.queue_bytes, small_first=a.small_first == "on")
         tb = Testbed(a.build_dir, spec, switch=switch or a.switch, server_link=server, mtu=mtu or a.mtu,
                      hello_ms=hello_ms or a.hello_ms, agent=agent,
-                     agent_args=list(agent_args or ()) + list(kernel_relay_args(a.kernel_relay)) +
+                     agent_args=list(data_path_args(a.data_path) if a.data_path else ()) + list(agent_args or ()) +
                      ["--seed", str(a.seed)],
                      log=lambda m: self.log("  " + m.replace("*** ", "")))
         cpu = links = queues = ss = net = stalls = None
@@ -631,8 +639,9 @@ class Experiment:
             "tcp_cc": a.tcp_cc,
             "tcp_rto_min_ms": a.tcp_rto_min_ms,
             "hello_ms": a.hello_ms,
-            # absent: off, as before the option; true: on (as the first runs with it recorded it); "full"
-            **({"kernel_relay": {"on": True, "full": "full"}[a.kernel_relay]} if a.kernel_relay != "off" else {}),
+            # agent or kernel; both: the experiment ran both (one_data_path=False). Summaries written
+            # before the option have "kernel_relay": "full" for the kernel's, nothing for the agent's
+            "data_path": a.data_path or "both",
             "size_scale": a.size_scale,
             "duration_s": round(time.time() - self.t_run, 1),
             "seed": a.seed,

@@ -180,7 +180,7 @@ class RelayPlan:
 
 def all_to_all_point(ex, net, rate, seconds):
     """One all-to-all as a capacity point runs it (experiments/capacity,
-    experiments/kernel-relay-all-to-all): every server sends every other one
+    experiments/data-path-all-to-all): every server sends every other one
     a file sized for about `seconds` of traffic if the servers get 3/4 of
     their `rate` Mb/s link each; the traffic window is its steady part, 2 s
     after the start to 70 % of the rest, while every server still sends.

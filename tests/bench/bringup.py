@@ -2,10 +2,11 @@
 """Bring-up benchmark: time from start to every agent ready, and peak memory,
 for BCube instances of 16, 64, 256 and 1024 servers (and the BCube paper's
 2048-server container, bcube n=8 k=3 parts=4), with OVS bridges and with
-Linux bridges. Writes results/bringup/summary.json.
+Linux bridges. Writes results/bringup/summary.json (--data-path agent:
+results/bringup-agent/summary.json).
 
   tests/bench/bringup.py BUILD_DIR [--sizes 16,64] [--switch ovs,lxbr] [--no-2048]
-                         [--container-shapers htb,tbf] [--ovs-max-links N] [--kernel-relay off|on|full]
+                         [--container-shapers htb,tbf] [--ovs-max-links N] [--data-path agent|kernel]
                          [--out FILE_OR_DIR]
 
 Needs root; takes the machine-wide namespace lock itself. Not a timed test:
@@ -27,7 +28,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(0, REPO)
 
 from orchestrator import calibrate, linkclass, ovs, smoke, state, testing  # noqa: E402
-from orchestrator.agents import DEFAULT_KERNEL_RELAY, KERNEL_RELAY_MODES, kernel_relay_args  # noqa: E402
+from orchestrator.agents import DATA_PATHS, DEFAULT_DATA_PATH, data_path_args  # noqa: E402
 from orchestrator.testbed import Testbed, TestbedError  # noqa: E402
 
 # 1024: half of the 2048 container (servers keep 4 ports: the NHA carries a 2-bit out port)
@@ -84,13 +85,13 @@ def run_ok(rec):
         and "error" not in rec
 
 
-def one_run(build, spec, switch, log, hello_ms, shaper="htb", kernel_relay=DEFAULT_KERNEL_RELAY):
-    rec = {"spec": spec, "switch": switch, "hello_ms": hello_ms, "shaper": shaper, "kernel_relay": kernel_relay}
+def one_run(build, spec, switch, log, hello_ms, shaper="htb", data_path=DEFAULT_DATA_PATH):
+    rec = {"spec": spec, "switch": switch, "hello_ms": hello_ms, "shaper": shaper, "data_path": data_path}
     sampler = MemSampler()
     sampler.start()
     tb = Testbed(build, spec, switch=switch, log=log, hello_ms=hello_ms, ready_timeout=900,
                  server_link=dict(linkclass.DEFAULT_SERVER, shaper=shaper),
-                 agent_args=kernel_relay_args(kernel_relay))
+                 agent_args=data_path_args(data_path))
     t0 = time.time()
     try:
         tb.start()
@@ -147,11 +148,15 @@ def main():
     ap.add_argument("--hello-ms", type=int, default=0, metavar="MS",
                     help="the agents' hello interval in every run (0, the default: 100 ms up to 256 servers, "
                          "the interface's 1000 ms above)")
-    ap.add_argument("--kernel-relay", choices=KERNEL_RELAY_MODES, default=DEFAULT_KERNEL_RELAY,
+    ap.add_argument("--data-path", choices=DATA_PATHS, default=DEFAULT_DATA_PATH,
                     help="the agents' data path, as the testbed's option (default %(default)s, the testbed's)")
-    ap.add_argument("--out", default=os.path.join(REPO, "results", "bringup", "summary.json"),
-                    help="summary file (table.md is written beside it); a directory means DIR/summary.json")
+    ap.add_argument("--out", default=None,
+                    help="summary file (table.md is written beside it); a directory means DIR/summary.json "
+                         "(default results/bringup/summary.json; --data-path agent: results/bringup-agent/)")
     a = ap.parse_args()
+    if a.out is None:  # each data path its own folder, the default's unsuffixed (as the experiments')
+        a.out = os.path.join(REPO, "results", "bringup" + ("" if a.data_path == DEFAULT_DATA_PATH else
+                                                            "-" + a.data_path), "summary.json")
     try:
         a.out, plan = check_options(a)
     except ValueError as e:
@@ -217,7 +222,7 @@ def run_plan(a, plan, runs, log):
         # (none when DCN_NETNS_LOCKED says the caller holds it for all runs)
         lock = state.take_netns_lock(log)
         try:
-            rec = one_run(a.build, spec, sw, log, hello_ms, shaper, a.kernel_relay)
+            rec = one_run(a.build, spec, sw, log, hello_ms, shaper, a.data_path)
         finally:
             if lock:
                 lock.close()
@@ -274,7 +279,7 @@ def options(a):
     the machine it ran on)."""
     return {"sizes": a.sizes, "switch": a.switch, "no_2048": a.no_2048,
             "container_shapers": a.container_shapers, "ovs_max_links": a.ovs_max_links, "hello_ms": a.hello_ms,
-            "kernel_relay": a.kernel_relay}
+            "data_path": a.data_path}
 
 
 def write_summary(out, runs, build, opts=None, calibration=None):

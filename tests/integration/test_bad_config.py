@@ -82,6 +82,7 @@ CASES = [
     ("tb-link-under-1mbps", tb("--server-link", "bw=0.5") + SMALL, None),
     ("tb-link-delay", tb("--server-link", "delay=1ms;reboot") + SMALL, None),
     ("tb-build-dir", [PY, ENTRY, "--build-dir", "/nonexistent"] + SMALL, None),
+    ("tb-data-path", tb("--data-path", "full") + SMALL, None),
     # experiment options
     ("ex-mtu", ex("bcube-one-to-one", "--mtu", "100", "--out", "{tmp}/r"), None),
     ("ex-failure-at", ex("bcube-one-to-one", "--failure-at", "3", "--out", "{tmp}/r"), None),
@@ -94,6 +95,7 @@ CASES = [
     ("ex-family", ex("family-one-to-one", "--family", "foo", "--out", "{tmp}/r"), None),
     ("ex-src", ex("family-one-to-one", "--family", "hcn", "--src", "hx", "--out", "{tmp}/r"), None),
     ("ex-out", ex("bcube-one-to-one", "--out", "/proc/nope/r"), None),
+    ("ex-data-path", ex("bcube-one-to-one", "--data-path", "on", "--out", "{tmp}/r"), None),
     # missing dependencies
     ("dep-ovs-vsctl", tb("--topo", "bcube n=2 k=1", "--switch", "ovs", "--no-smoke", "--no-cli"), "no-ovs-vsctl"),
     ("dep-mnexec", tb(*SMALL), "no-mnexec"),
@@ -111,6 +113,7 @@ CASES = [
                        "--no-agent", "--switch", "lxbr", "--no-smoke", "--no-cli"], "fake-wide-switch"),
     ("ifname-agent-fmt", agent("--ifname-fmt", "%s-averylongname%u", "--ctl", "{tmp}/a.sock"), None),
     ("ifname-agent-port", agent("--port", "0=averyveryverylongname", "--ctl", "{tmp}/a.sock"), None),
+    ("agent-data-path", agent("--data-path", "on", "--ctl", "{tmp}/a.sock"), None),
     # occupied control-socket path, names taken
     ("sock-file-testbed", tb(*SMALL), "sock-file"),
     ("sock-live-testbed", tb(*SMALL), "sock-live"),

@@ -19,8 +19,8 @@ import pytest
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "experiments"))
 from orchestrator import testing  # noqa: E402
-from orchestrator.agents import DEFAULT_KERNEL_RELAY  # noqa: E402
-from explib.experiment import KERNEL_FOLDER_SUFFIX  # noqa: E402
+from orchestrator.agents import DEFAULT_DATA_PATH  # noqa: E402
+from explib.experiment import DATA_PATH_SUFFIX  # noqa: E402
 
 REPO = testing.REPO
 FIELDS = ["duration_s", "connections_started", "connections_completed", "connections_lost",
@@ -96,7 +96,7 @@ def test_soak_short(tmp_path):
     # the soak's section of reliability.md beside the results folder (results/reliability.md for make soak)
     page = (out.parent / "reliability.md").read_text()
     # each data path has its own section; the run above took the default's
-    section = "soak" + KERNEL_FOLDER_SUFFIX[DEFAULT_KERNEL_RELAY]
+    section = "soak" + DATA_PATH_SUFFIX[DEFAULT_DATA_PATH]  # "soak": the default's has no suffix
     assert "<!-- begin %s: written by experiments/soak; do not edit by hand -->" % section in page, page
     assert "| TCP connections started / completed | %d / %d |" % (
         s["connections_started"], s["connections_completed"]) in page, page

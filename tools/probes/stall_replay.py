@@ -10,7 +10,8 @@ run<i>_paths.csv (every path change of the connections' flows, both agents)
 and run<i>_rx.csv (the destination's and the source's receive rates).
 
   sudo tools/probes/stall_replay.py --topo "hcn n=4 h=1" --src h33 --dst h44 \\
-      --failures results/soak/failures.csv --phase hcn --from 327 --to 353 --out /tmp/replay
+      --failures results/soak-agent/failures.csv --data-path agent --phase hcn --from 327 --to 353 \\
+      --out /tmp/replay
 """
 import csv
 import json

@@ -1,8 +1,9 @@
-"""The kernel relay from the user's side: the testbed starts every agent
-with `--kernel-relay full` unless told otherwise (`dcn_testbed --kernel-relay
-[off|on|full]`, so `sudo make testbed TESTBED_ARGS="--kernel-relay off"`), the smoke check's pings cross relays with it, and the teardown leaves
-nothing; an experiment run with `--kernel-relay on` records it and writes
-beside, not over, the committed results. Root only; run by
+"""The two data paths from the user's side: the testbed starts every agent
+on the kernel's data path unless told otherwise (`dcn_testbed --data-path
+agent|kernel`, so `sudo make testbed TESTBED_ARGS="--data-path agent"`),
+the smoke check's pings cross relays with it, and the teardown leaves
+nothing; an experiment records its data path; and
+experiments/data-path-all-to-all runs both. Root only; run by
 tests/integration/run.sh under the machine-wide lock."""
 import json
 import os
@@ -31,11 +32,12 @@ def tcx(pid, ifname, where="ingress"):
     return int(r.stdout)
 
 
-@pytest.mark.parametrize("flag,mode", [([], "full"), (["--kernel-relay"], "on"), (["--kernel-relay", "full"], "full"),
-                                       (["--kernel-relay", "off"], "off")])
-def test_testbed_flag_reaches_every_agent_and_leaves_nothing(flag, mode):
-    """Without the option the agents run full (the default); --kernel-relay
-    alone is on; off attaches nothing."""
+@pytest.mark.parametrize("flag,path", [([], "kernel"), (["--data-path", "kernel"], "kernel"),
+                                       (["--data-path", "agent"], "agent")])
+def test_testbed_flag_reaches_every_agent_and_leaves_nothing(flag, path):
+    """Without the option the agents run the kernel's data path (the
+    default): its programs at every port, dcn0's egress and the segmenting
+    veth; the agent's own attaches nothing."""
     p, out = start_held(["--hold", "--build-dir", BUILD, "--topo", "bcube n=2 k=1", "--switch", "lxbr"] + flag)
     data = None
     try:
@@ -47,8 +49,8 @@ def test_testbed_flag_reaches_every_agent_and_leaves_nothing(flag, mode):
             name = host["what"].split()[1]
             for port in (0, 1):
                 n = tcx(host["pid"], "%s-eth%d" % (name, port))
-                assert n == (0 if mode == "off" else 1), "%s-eth%d: %d programs at TCX ingress" % (name, port, n)
-            if mode == "full":  # the two ends: dcn0's egress, the segmenting veth's far end
+                assert n == (0 if path == "agent" else 1), "%s-eth%d: %d programs at TCX ingress" % (name, port, n)
+            if path == "kernel":  # the two ends: dcn0's egress, the segmenting veth's far end
                 assert (tcx(host["pid"], "dcn0", "egress"), tcx(host["pid"], "dcn0g")) == (1, 1), name
             else:
                 assert tcx(host["pid"], "dcn0", "egress") == 0, name
@@ -60,18 +62,18 @@ def test_testbed_flag_reaches_every_agent_and_leaves_nothing(flag, mode):
     assert state.load() is None
 
 
-def test_experiment_with_kernel_relay_records_it(tmp_path):
-    """--kernel-relay full through shaped Mininet links: the run records it,
+def test_experiment_records_its_data_path(tmp_path):
+    """--data-path kernel through shaped Mininet links: the run records it,
     and the relay and the two ends carried the traffic in the kernel."""
     out = tmp_path / "fwd"
     r = subprocess.run([os.path.join(testing.REPO, "experiments", "bcube-forwarding"), "--tiny", "--out", str(out),
                         "--switch", "lxbr", "--link-mbps", "20", "--mtus", "9000", "--seconds", "12",
-                        "--kernel-relay", "full", "--build-dir", BUILD],
+                        "--data-path", "kernel", "--build-dir", BUILD],
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300)
     assert r.returncode in (0, 3), r.stdout[-3000:]
     with open(out / "summary.json") as f:
         s = json.load(f)
-    assert s["kernel_relay"] == "full"
+    assert s["data_path"] == "kernel"
     assert s["experiment"] == "bcube-forwarding"
     with open(out / "raw" / "run-01" / "summary.json") as f:   # the run's own figures, valid or not
         m = json.load(f)["measured"]
@@ -81,28 +83,30 @@ def test_experiment_with_kernel_relay_records_it(tmp_path):
     assert testing.project_bridges() == [], "bridges left behind"
 
 
-def test_kernel_relay_all_to_all_runs_every_mode(tmp_path):
-    """experiments/kernel-relay-all-to-all at its smallest: one round of
-    each mode; the kernel relay's run relays in the kernel, the agent's does
-    not, the full one also sends and delivers there; --kernel-relay on is
-    refused (the script runs every mode itself)."""
-    exe = os.path.join(testing.REPO, "experiments", "kernel-relay-all-to-all")
-    r = subprocess.run([exe, "--kernel-relay", "on", "--build-dir", BUILD], stdout=subprocess.PIPE,
+def test_data_path_all_to_all_runs_both(tmp_path):
+    """experiments/data-path-all-to-all at its smallest: one round of each
+    data path; the agent's relays, sends and delivers nothing in the
+    kernel, the kernel's relays, sends and delivers there; --data-path is
+    refused (the script runs both itself)."""
+    exe = os.path.join(testing.REPO, "experiments", "data-path-all-to-all")
+    r = subprocess.run([exe, "--data-path", "agent", "--build-dir", BUILD], stdout=subprocess.PIPE,
                        stderr=subprocess.STDOUT, text=True, timeout=60)
-    assert r.returncode == 2 and "runs every mode itself" in r.stdout, r.stdout
-    out = tmp_path / "kra"
+    assert r.returncode == 2 and "runs both data paths itself" in r.stdout, r.stdout
+    out = tmp_path / "dpa"
     # 4 s of traffic leaves about 2 s of steady window: a few CPU samples
     r = subprocess.run([exe, "--rounds", "1", "--seconds", "4", "--link-mbps", "10", "--out", str(out),
                         "--build-dir", BUILD], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300)
     assert r.returncode in (0, 3), r.stdout[-3000:]
     with open(out / "summary.json") as f:
-        runs = {x["mode"]: x for x in json.load(f)["measured"]["runs"]}
-    assert runs["agent"]["relayed_in_kernel"] == 0 and runs["agent"]["relayed_by_agents"] > 0
-    assert runs["kernel-relay"]["relayed_in_kernel"] > runs["kernel-relay"]["relayed_by_agents"]
-    assert runs["kernel-relay"]["sent_in_kernel"] == 0
-    full = runs["kernel-full"]
-    assert full["relayed_in_kernel"] > full["relayed_by_agents"] and full["sent_in_kernel"] > full["sent_by_agents"]
-    assert full["delivered_in_kernel"] > 0
+        s = json.load(f)
+    assert s["data_path"] == "both"
+    runs = {x["data_path"]: x for x in s["measured"]["runs"]}
+    agent = runs["agent"]
+    assert agent["relayed_by_agents"] > 0 and agent["sent_by_agents"] > 0
+    assert agent["relayed_in_kernel"] == agent["sent_in_kernel"] == agent["delivered_in_kernel"] == 0
+    kernel = runs["kernel"]
+    assert kernel["relayed_in_kernel"] > kernel["relayed_by_agents"]
+    assert kernel["sent_in_kernel"] > kernel["sent_by_agents"] and kernel["delivered_in_kernel"] > 0
     assert all(x["cpu_busy_mean"] is not None for x in runs.values()), runs
     assert (out / "cpu.png").exists()
     assert testing.project_bridges() == [], "bridges left behind"
