@@ -561,7 +561,7 @@ class Experiment:
         self.write_csv("%s_cpu.csv" % label, [["unix_time", "busy", "busy_incl_nice"]] +
                        [["%.3f" % t, "%.4f" % v[0], "%.4f" % v[1]] for t, v in cpu.samples])
         self.write_csv("raw/%s_stalls.csv" % label, [["unix_time", "late_s"]] +
-                       [["%.3f" % t, "%.3f" % x] for t, x in stalls.stalls])
+                       [["%.3f" % t, "%.3f" % x] for t, x in stalls.samples])
 
     # -------------------------------------------------------------- output
     def path(self, name):

@@ -59,7 +59,7 @@ class CpuSampler(_Sampler):
                 "max_incl_nice": round(max(v[1] for v in win), 4), "samples": len(vals)}
 
 
-class StallWatch(threading.Thread):
+class StallWatch(_Sampler):
     """Stalls of the whole box: a thread that asks to wake every `tick`
     seconds and records each wake-up that came more than `least` seconds
     late, as (unix time of the wake-up, lateness in seconds). A virtual
@@ -68,28 +68,21 @@ class StallWatch(threading.Thread):
     long. Costs 50 wake-ups a second (well under 1 % of a core)."""
 
     def __init__(self, tick=0.02, least=0.03):
-        super().__init__(daemon=True)
-        self.tick, self.least = tick, least
-        self._halt = threading.Event()
-        self.stalls = []
+        super().__init__(tick)
+        self.least = least
 
-    def stop(self):
-        self._halt.set()
-        if self.is_alive():
-            self.join(5)
-
-    def run(self):
+    def run(self):  # samples: (unix time of a late wake-up, lateness in s)
         last = time.monotonic()
-        while not self._halt.wait(self.tick):
+        while not self._halt.wait(self.period):
             now = time.monotonic()
-            late = now - last - self.tick
+            late = now - last - self.period
             if late > self.least:
-                self.stalls.append((time.time(), late))
+                self.samples.append((time.time(), late))
             last = now
 
     def longest(self, t0=None, t1=None):
         """The longest stall (s) whose wake-up fell in [t0, t1]; 0.0 if none."""
-        return max([x for t, x in self.stalls if (t0 is None or t >= t0) and (t1 is None or t <= t1)] or [0.0])
+        return max([x for _, x in self.window(t0, t1)] or [0.0])
 
 
 def _read_counter(ifname, what):

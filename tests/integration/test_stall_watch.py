@@ -43,6 +43,6 @@ def test_longest_only_counts_the_window():
     sys.path.insert(0, EXPERIMENTS)
     from explib.samplers import StallWatch
     w = StallWatch()
-    w.stalls = [(100.0, 0.05), (200.0, 0.3), (300.0, 0.1)]
+    w.samples = [(100.0, 0.05), (200.0, 0.3), (300.0, 0.1)]
     assert w.longest() == 0.3
     assert w.longest(250.0) == 0.1 and w.longest(0, 150) == 0.05 and w.longest(400.0) == 0.0
