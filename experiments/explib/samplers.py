@@ -107,6 +107,9 @@ def _read_netdev(pid):
     return out
 
 
+READ_SPAN_MAX = 0.1   # of a link sample's interval that reading its counters may take
+
+
 class LinkSampler(_Sampler):
     """Rate (Mb/s) of both directions of every link. Directions are named
     "A>B". A server-switch link is read on its switch port (rx: from the
@@ -134,7 +137,8 @@ class LinkSampler(_Sampler):
         self.capacity = {d[0]: d[3] for d in self.dirs}
 
     def read(self):
-        t = time.time()
+        """(time after the read, counters, seconds the read took)."""
+        t0 = time.time()
         netdev = {}
         out = []
         for _, ifn, c, _ in self.dirs:
@@ -145,15 +149,20 @@ class LinkSampler(_Sampler):
                 out.append(netdev[pid].get(name, {}).get(c))
             else:
                 out.append(_read_counter(ifn, c))
-        return t, out
+        t1 = time.time()
+        return t1, out, t1 - t0
 
     @staticmethod
     def diff(prev, cur):
+        """Mb/s per direction between two reads; None for all when either
+        read took more than READ_SPAN_MAX of the interval (a box so busy
+        that the counters were read seconds apart: the interval's rate is
+        not known, and a stamp taken at one end of the read would make it
+        up; such a box fails the CPU and stall checks anyway)."""
         dt = cur[0] - prev[0]
-        out = []
-        for a, b in zip(prev[1], cur[1]):
-            out.append(None if a is None or b is None or dt <= 0 else (b - a) * 8 / dt / 1e6)
-        return out
+        if dt <= 0 or max(prev[2], cur[2]) > READ_SPAN_MAX * dt:
+            return [None] * len(cur[1])
+        return [None if a is None or b is None else (b - a) * 8 / dt / 1e6 for a, b in zip(prev[1], cur[1])]
 
     def mean_rates(self, t0=None, t1=None):
         """Mean Mb/s per direction over the window."""

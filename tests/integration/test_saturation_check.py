@@ -71,3 +71,12 @@ def test_a_queue_under_a_periods_worth_is_not_backlogged():
     # always some data queued, never a whole period's worth: no period can test the invariant
     c = check(0.7, [(int(0.7 * FULL), FULL - 1)] * 30)
     assert not c["ok"] and c["busy_s"] == 0 and c["utilisation_when_busy"] is None
+
+
+def test_a_link_sample_read_over_a_stall_has_no_rate():
+    # 10 MB in 1 s is 80 Mb/s; a read that took 0.5 s of that second (the
+    # box stalled while it read) gives no rate rather than a made-up one
+    from explib.samplers import LinkSampler
+    assert LinkSampler.diff((100.0, [0], 0.001), (101.0, [10_000_000], 0.001)) == [80.0]
+    assert LinkSampler.diff((100.0, [0], 0.001), (101.0, [10_000_000], 0.5)) == [None]
+    assert LinkSampler.diff((100.0, [0], 0.5), (101.0, [10_000_000], 0.001)) == [None]
