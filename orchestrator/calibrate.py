@@ -10,6 +10,11 @@ three steps, each the median of three rounds of 100:
   veth        veth pairs created then deleted by one `ip -batch`, in a
               namespace of the calibration's own (nothing outside it seen)
 
+and whether the kernel's DAMON monitor runs (kdamond threads on): on
+machines of this kind it does, and while thousands of agents are started
+it takes about a tenth of the CPU, scanning their pages
+(docs/testbed.md, "Where a slow machine's bring-up goes").
+
 Nothing it makes outlives it: the namespaces are anonymous and go with
 their processes.
 
@@ -24,6 +29,7 @@ import time
 
 ROUNDS = 3
 N = 100
+DAMON_ADMIN = "/sys/kernel/mm/damon/admin/kdamonds"
 
 
 def _timed(fn):
@@ -60,15 +66,35 @@ def calibrate():
             out[name] = round(statistics.median(_timed(fn) for _ in range(ROUNDS)), 3) if fn else None
         except (OSError, subprocess.CalledProcessError):
             out[name] = None
+    out["kdamonds_on"] = kdamonds_on()
     return out
+
+
+def kdamonds_on(admin=DAMON_ADMIN):
+    """How many of the kernel's DAMON monitors run (0 without DAMON's
+    sysfs interface)."""
+    try:
+        names = os.listdir(admin)
+    except OSError:
+        return 0
+    on = 0
+    for n in names:
+        try:
+            with open(os.path.join(admin, n, "state")) as f:
+                on += f.read().strip() == "on"
+        except OSError:
+            pass
+    return on
 
 
 def describe(cal):
     """One line for a table's heading."""
     def s(k):
         return "%.2f s" % cal[k] if cal.get(k) is not None else "n/a"
-    return "100 processes started in %s, 100 network namespaces in %s, 100 veth pairs in %s (medians of %d)" % (
-        s("processes_100_s"), s("namespaces_100_s"), s("veth_100_s"), cal.get("rounds", ROUNDS))
+    damon = cal.get("kdamonds_on")
+    return "100 processes started in %s, 100 network namespaces in %s, 100 veth pairs in %s (medians of %d)%s" % (
+        s("processes_100_s"), s("namespaces_100_s"), s("veth_100_s"), cal.get("rounds", ROUNDS),
+        "" if damon is None else "; DAMON kdamonds on: %d" % damon)
 
 
 if __name__ == "__main__":

@@ -2,8 +2,9 @@
 """Bring-up benchmark: time from start to every agent ready, and peak memory,
 for BCube instances of 16, 64, 256 and 1024 servers (and the BCube paper's
 2048-server container, bcube n=8 k=3 parts=4), with OVS bridges and with
-Linux bridges. Writes results/bringup/summary.json (--data-path agent:
-results/bringup-agent/summary.json).
+Linux bridges. Writes results/bringup/DATE/summary.json, one folder per
+day so that the runs of different machines stay side by side (--data-path
+agent: results/bringup-agent/DATE/).
 
   tests/bench/bringup.py BUILD_DIR [--sizes 16,64] [--switch ovs,lxbr] [--no-2048]
                          [--container-shapers htb,tbf] [--ovs-max-links N] [--data-path agent|kernel]
@@ -152,11 +153,11 @@ def main():
                     help="the agents' data path, as the testbed's option (default %(default)s, the testbed's)")
     ap.add_argument("--out", default=None,
                     help="summary file (table.md is written beside it); a directory means DIR/summary.json "
-                         "(default results/bringup/summary.json; --data-path agent: results/bringup-agent/)")
+                         "(default results/bringup/DATE/summary.json, DATE the UTC day of the start; "
+                         "--data-path agent: results/bringup-agent/DATE/)")
     a = ap.parse_args()
     if a.out is None:  # each data path its own folder, the default's unsuffixed (as the experiments')
-        a.out = os.path.join(REPO, "results", "bringup" + ("" if a.data_path == DEFAULT_DATA_PATH else
-                                                            "-" + a.data_path), "summary.json")
+        a.out = default_out(a.data_path)
     try:
         a.out, plan = check_options(a)
     except ValueError as e:
@@ -187,6 +188,15 @@ def main():
         print("bringup bench: interrupted, the testbed torn down; %s" % (
             "%d finished run(s) in %s" % (len(runs), a.out) if runs else "nothing written"), flush=True)
         return 130
+
+
+def default_out(data_path, now=None):
+    """results/bringup[-PATH]/DATE/summary.json: a folder per UTC day, so
+    that a run on another machine is kept beside the earlier ones (a
+    bring-up time compares only with its machine's calibration)."""
+    day = time.strftime("%Y-%m-%d", time.gmtime(now))
+    return os.path.join(REPO, "results", "bringup" + ("" if data_path == DEFAULT_DATA_PATH else "-" + data_path),
+                        day, "summary.json")
 
 
 def end_on_signals():

@@ -106,6 +106,18 @@ def test_calibrate_times_each_step_and_leaves_nothing(monkeypatch):
     else:
         assert cal["namespaces_100_s"] is None and cal["veth_100_s"] is None
     assert set(os.listdir("/sys/class/net")) == before  # the veths were made in a namespace of its own
+    assert isinstance(cal["kdamonds_on"], int)
+
+
+def test_kdamonds_on_counts_the_monitors_whose_state_is_on(tmp_path):
+    from orchestrator import calibrate
+    for name, state in (("0", "on\n"), ("1", "off\n"), ("2", "on\n")):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "state").write_text(state)
+    (tmp_path / "nr_kdamonds").write_text("3\n")  # a file beside the monitors' folders
+    assert calibrate.kdamonds_on(str(tmp_path)) == 2
+    assert calibrate.kdamonds_on(str(tmp_path / "absent")) == 0
+    assert calibrate.describe({"processes_100_s": 0.1, "kdamonds_on": 2}).endswith("; DAMON kdamonds on: 2")
 
 
 @pytest.mark.parametrize("args, names", [
@@ -188,3 +200,10 @@ def test_sigterm_mid_run_tears_the_testbed_down_and_exits_130(bench, monkeypatch
     assert len(made) == 1 and made[0].stopped
     assert "interrupted" in capsys.readouterr().out
     assert not (tmp_path / "s.json").exists()  # no finished run: nothing written
+
+
+def test_the_default_output_is_a_folder_per_day_and_data_path(bench):
+    t = 1795000000  # 2026-11-18 UTC
+    assert bench.default_out("kernel", t) == os.path.join(REPO, "results", "bringup", "2026-11-18", "summary.json")
+    assert bench.default_out("agent", t) == os.path.join(REPO, "results", "bringup-agent", "2026-11-18",
+                                                         "summary.json")
