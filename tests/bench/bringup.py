@@ -24,6 +24,7 @@ import subprocess
 import sys
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, REPO)
@@ -110,6 +111,7 @@ def one_run(build, spec, switch, log, hello_ms, shaper="htb", data_path=DEFAULT_
         rec["pss_mib_agents"] = round(sum(pss_kib(p.pid) for p in tb.agents.values()) / 1024.0, 1)
         rec["pss_mib_host_shells"] = round(sum(pss_kib(h.pid) for h in tb.hosts.values()) / 1024.0, 1)
         names = [s["name"] for s in tb.wiring.server_list]
+        rec["neighbor_downs_at_up"] = neighbor_downs(tb, names)
         if n <= smoke.SCALE_SERVERS:
             pairs = smoke.choose_pairs(names, max_pairs=min(2 * n, 600))
         else:  # the agents alone keep 2 cores busy at this size: the smoke check's sample
@@ -188,6 +190,19 @@ def main():
         print("bringup bench: interrupted, the testbed torn down; %s" % (
             "%d finished run(s) in %s" % (len(runs), a.out) if runs else "nothing written"), flush=True)
         return 130
+
+
+def neighbor_downs(tb, names):
+    """What the agents' neighbour tables did while the testbed started:
+    {"events": neighbours declared dead in all, "agents": agents that
+    declared one, "unanswered": agents that gave no counters}. Every
+    neighbour is up once the testbed is, so each event is one a busy box
+    made its agent declare dead, then heard again."""
+    with ThreadPoolExecutor(max_workers=16) as pool:
+        answers = list(pool.map(lambda n: tb.agent_request(n, "counters", timeout=30), names))
+    downs = [a.get("counters", {}).get("neighbor_down_events", 0) for a in answers if a]
+    return {"events": sum(downs), "agents": sum(1 for d in downs if d),
+            "unanswered": len(names) - len(downs)}
 
 
 def default_out(data_path, now=None):
@@ -322,14 +337,14 @@ def table(summary):
                                    if summary["machine"].get("calibration") else "no calibration recorded"),
         "",
         "| instance | servers / links | switch | hello (ms) | up (s) | hosts | links | switches "
-        "| host config | agents start | agents ready | peak mem (MiB) | pings ok / sampled | ping (s) "
-        "| teardown (s) | ok |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+        "| host config | agents start | agents ready | neighbours declared dead (agents) | peak mem (MiB) "
+        "| pings ok / sampled | ping (s) | teardown (s) | ok |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in summary["runs"]:
         sw = r["switch"] + (" " + r["datapath"] if r.get("datapath") else "") + \
             (", %s shaper" % r["shaper"] if r.get("shaper", "htb") != "htb" else "")
         if r.get("skipped"):
-            lines.append("| %s | | %s | | skipped: %s | | | | | | | | | | | no |" % (r["spec"], sw, r["skipped"]))
+            lines.append("| %s | | %s | | skipped: %s | | | | | | | | | | | | no |" % (r["spec"], sw, r["skipped"]))
             continue
         ph = r.get("phases_s", {})
         ps = r.get("ping_sample") or {}
@@ -338,6 +353,8 @@ def table(summary):
             r.get("failed_after_s"), r.get("error", "")[:80].replace("|", "/")))
         for k in ("hosts", "links", "switches", "host_config", "agents_start", "agents_ready"):
             cells.append("%.1f" % ph[k] if k in ph else "")
+        nd = r.get("neighbor_downs_at_up")
+        cells.append("%d (%d)" % (nd["events"], nd["agents"]) if nd else "")
         cells.append("%.0f" % r["peak_mem_mib"] if "peak_mem_mib" in r else "")
         cells.append("%s / %s" % (ps.get("ok", ""), ps.get("pairs", "")) if ps else "")
         cells.append("%.1f" % ps["seconds"] if "seconds" in ps else "")

@@ -46,6 +46,12 @@ class FakeTestbed:
     def stop(self):
         self.stopped = True
 
+    def agent_request(self, name, request, timeout=5):
+        assert request == "counters"
+        if name == "h03":
+            return None  # an agent that did not answer
+        return {"counters": {"neighbor_down_events": 2 if name in ("h01", "h02") else 0}}
+
 
 def _run(bench, monkeypatch, failed_n):
     def fake_ping(tb, pairs, **kw):
@@ -65,6 +71,7 @@ def test_a_run_where_every_ping_answers_is_ok(bench, monkeypatch):
     rec = _run(bench, monkeypatch, failed_n=0)
     assert rec["ping_sample"]["failed"] == 0 and rec["ping_sample"]["ok"] == rec["ping_sample"]["pairs"] > 0
     assert rec["ok"] is True
+    assert rec["neighbor_downs_at_up"] == {"events": 4, "agents": 2, "unanswered": 1}
 
 
 def test_summary_and_table_come_from_the_script_only(bench, monkeypatch, tmp_path):
@@ -81,6 +88,8 @@ def test_summary_and_table_come_from_the_script_only(bench, monkeypatch, tmp_pat
     assert len(rows) == 3
     assert rows[0].endswith("| **no** |") and rows[1].endswith("| yes |")
     assert "29 / 32" in rows[0]  # 2n pairs sampled at 16 servers, 3 failed
+    assert "| 4 (2) |" in rows[0]  # neighbours declared dead while it started (agents that did)
+    assert all(r.count("|") == table[4].count("|") for r in rows)  # as many cells as the heading
     assert "no calibration recorded" in table[2]
 
 
