@@ -15,10 +15,11 @@ PYTHON     := /usr/bin/python3
 BUILD_PACKAGES := build-essential cmake pkg-config check libev-dev libnl-3-dev libnl-route-3-dev \
                   libpcap-dev clang libbpf-dev
 SIM_PACKAGES   := python3-matplotlib python3-scipy
-APT_PACKAGES   := $(BUILD_PACKAGES) $(SIM_PACKAGES) openvswitch-switch mininet iperf3 ethtool iproute2 procps \
+PY_PACKAGES    := python3-venv python3-pip python3-setuptools python3-wheel
+APT_PACKAGES   := $(BUILD_PACKAGES) $(SIM_PACKAGES) $(PY_PACKAGES) openvswitch-switch mininet iperf3 ethtool iproute2 procps \
                   tcpdump python3-pytest iputils-ping valgrind tshark libclang-rt-dev
 
-.PHONY: all deps build-deps sim-deps build test test-unit test-integration bench simulations testbed clean-testbed clean help experiments wireshark-plugin fuzz soak
+.PHONY: all deps build-deps sim-deps python build test test-unit test-integration bench simulations testbed clean-testbed clean help experiments wireshark-plugin fuzz soak
 
 all: build
 
@@ -26,6 +27,7 @@ help:
 	@echo "sudo make testbed   bring up the emulated testbed (TOPO=\"bcube n=4 k=1\")"
 	@echo "sudo make test      run every test"
 	@echo "make build          build dcn-topo and the library (Release, in $(BUILD)/)"
+	@echo "make python         the Python packages, editable, in $(VENV)/ (offline, Debian's Python)"
 	@echo "make bench          run the benchmarks"
 	@echo "sudo make experiments   rerun the papers' testbed experiments into results/"
 	@echo "make simulations    rerun the papers' simulated figures (dcn-sim, results/sim-*)"
@@ -41,6 +43,7 @@ BUILD_HAVE := type -P cc cmake pkg-config clang >/dev/null && \
               pkg-config --exists libpcap libnl-3.0 libnl-route-3.0 libbpf check && test -e /usr/include/ev.h
 PY_FIND     = $(PYTHON) -c 'import importlib.util as u; import sys; sys.exit(not all(map(u.find_spec, sys.argv[1:])))'
 SIM_HAVE   := $(PY_FIND) matplotlib scipy
+PY_HAVE    := $(PY_FIND) venv pip setuptools wheel
 
 # $(call need,PACKAGES[,PRESENT]): nothing when the shell test PRESENT passes
 # (what the packages provide is there); otherwise one dpkg-query for them
@@ -66,6 +69,17 @@ build-deps:
 # the simulator is dcn-sim (the build) and matplotlib: no OVS, no Mininet
 sim-deps: build-deps
 	$(call need,$(SIM_PACKAGES),$(SIM_HAVE))
+
+# The Python packages (pyproject.toml: orchestrator, explib) installed
+# editable into a virtual environment over Debian's Python and its python3-*
+# packages, offline: no index, no build isolation, no dependencies fetched.
+# Optional: the scripts run from the checkout without it (docs/contributing.md).
+VENV ?= $(BUILD)/venv
+python:
+	$(call need,$(PY_PACKAGES),$(PY_HAVE))
+	@test -x $(VENV)/bin/python || $(PYTHON) -m venv --system-site-packages --without-pip $(VENV)
+	@$(VENV)/bin/python -m pip install -q --no-index --no-build-isolation --no-deps -e .
+	@echo "python: $(VENV)/bin/python imports orchestrator and explib; $(VENV)/bin/dcn-testbed"
 
 build: build-deps
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null
