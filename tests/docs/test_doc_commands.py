@@ -31,13 +31,11 @@ import types
 
 import pytest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-import doc_commands as dc  # noqa: E402
+import doc_commands as dc
 
 REPO = dc.REPO
-sys.path.insert(0, REPO)
-from orchestrator import testing  # noqa: E402
+sys.path.insert(0, REPO)  # run as a script (main(): the coverage); pytest has it from pyproject.toml
+from tests.support import testing  # noqa: E402
 
 BUILD = testing.build_dir()
 TOOL_DIRS = ("agent/src/cli", "agent/src/agent", "agent/src/sim", "agent/src/tools", "agent/src/dump")
@@ -345,9 +343,8 @@ def run_make(cmd, tmp_path):
 
 
 def import_dcn_testbed():
-    sys.path.insert(0, os.path.join(REPO, "orchestrator"))
     try:
-        import dcn_testbed  # noqa: E402
+        from orchestrator import dcn_testbed
     except SystemExit:
         pytest.skip("orchestrator/dcn_testbed.py cannot be imported (Mininet missing: sudo make deps)")
     return dcn_testbed
