@@ -129,7 +129,7 @@ experiments: deps build
 	@for f in $(FAMILIES); do for e in $(FAMILY_EXPERIMENTS); do echo "=== experiments/$$e --family $$f"; experiments/$$e --family $$f $(EXPERIMENT_ARGS) || echo "experiments/$$e --family $$f: exit $$?"; done; done
 	@experiments/bcube-summary
 	@experiments/mdcube-summary
-	@$(PYTHON) -c 'import sys; sys.path.insert(0, "experiments"); from explib import report; print(report.write())'
+	@PYTHONPATH=experiments $(PYTHON) -m explib.report
 
 # The Wireshark/tshark dissector (tools/wireshark/dcn.lua) into the user's
 # personal Lua plugin folder, where Wireshark and tshark load it at start.

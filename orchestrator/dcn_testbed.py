@@ -30,7 +30,15 @@ def _std_fds_open():
 
 
 _std_fds_open()
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+if not __package__:
+    # Run as a file (python3 orchestrator/dcn_testbed.py): Python put this
+    # folder on sys.path, not the repository, so the package is loaded from
+    # it by location (docs/contributing.md, "Python").
+    import importlib.util
+    _spec = importlib.util.spec_from_file_location(
+        "orchestrator", os.path.join(os.path.dirname(os.path.realpath(__file__)), "__init__.py"))
+    sys.modules["orchestrator"] = importlib.util.module_from_spec(_spec)
+    _spec.loader.exec_module(sys.modules["orchestrator"])
 
 from orchestrator.errors import OneLineParser, missing_module  # noqa: E402
 

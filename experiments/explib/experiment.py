@@ -13,21 +13,18 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 import time
 
+from orchestrator import linkclass, netops, state
+from orchestrator.agents import DATA_PATHS, DEFAULT_DATA_PATH, data_path_args
+from orchestrator.errors import OneLineParser
+from orchestrator.testbed import SWITCH_KINDS, Testbed, TestbedError
+
+from . import repeat
+from .samplers import CpuSampler, LinkSampler, QueueSampler, StallWatch
+from .tcpstats import SsSampler, TcpCounters, diff_qdisc, qdisc_totals
+
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, REPO)
-
-from orchestrator import linkclass, netops, state  # noqa: E402
-from orchestrator.agents import DATA_PATHS, DEFAULT_DATA_PATH, data_path_args  # noqa: E402
-from orchestrator.errors import OneLineParser  # noqa: E402
-from orchestrator.testbed import SWITCH_KINDS, Testbed, TestbedError  # noqa: E402
-
-from . import repeat  # noqa: E402
-from .samplers import CpuSampler, LinkSampler, QueueSampler, StallWatch  # noqa: E402
-from .tcpstats import SsSampler, TcpCounters, diff_qdisc, qdisc_totals  # noqa: E402
-
 RESULTS = os.path.join(REPO, "results")
 CPU_LIMIT = 0.90          # a run above this is not a result
 RUNS_DEFAULT = 5          # valid runs of a paper's figure (repeat.py)

@@ -93,7 +93,7 @@ def summary_main(name, title, patterns, extra_fields=()):
     agent: results/<pattern>-agent), and it writes its own folder with that
     data path's suffix. Prints one line; returns 0."""
     import argparse
-    from .experiment import DATA_PATH_SUFFIX  # first: it puts the repository on sys.path
+    from .experiment import DATA_PATH_SUFFIX
     from orchestrator.agents import DATA_PATHS, DEFAULT_DATA_PATH
     ap = argparse.ArgumentParser(description=title)
     ap.add_argument("--data-path", choices=DATA_PATHS, default=DEFAULT_DATA_PATH,
