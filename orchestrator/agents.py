@@ -26,7 +26,7 @@ DATA_PATH_TEXT = {"agent": "the agent's data path: every frame through the agent
 def data_path_args(path):
     """dcn-agent's options for the data path `path` (agent or kernel)."""
     if path not in DATA_PATHS:
-        raise ValueError("the data path is %s, not %r" % (" or ".join(DATA_PATHS), path))
+        raise ValueError(f'the data path is {" or ".join(DATA_PATHS)}, not {path!r}')
     return ("--data-path", path)
 
 
@@ -54,9 +54,9 @@ class Agents:
                "--mtu", str(self.mtu), "--log", os.path.join(RUN_DIR, "logs", name + ".log"),
                "--foreground"]
         if self.server_link.get("bw") is not None:
-            cmd += ["--capacity-mbps", "%d" % int(self.server_link["bw"])]
+            cmd += ["--capacity-mbps", f'{int(self.server_link["bw"])}']
         for port, ifn in sorted(w.host_ifname_overrides.get(name, {}).items()):
-            cmd += ["--port", "%d=%s" % (port, ifn)]
+            cmd += ["--port", f"{port:d}={ifn}"]
         return cmd + self.agent_args
 
     def _spawn(self, host, cmd, what, **kw):
@@ -94,7 +94,7 @@ class Agents:
                 for f in [pool.submit(self.start_agent, n) for n in names]:
                     f.result()
         self.state.save()
-        self.log("*** %d agents started (%.1f s)" % (len(self.agents), time.time() - t0))
+        self.log(f"*** {len(self.agents)} agents started ({time.time() - t0:.1f} s)")
 
     def agent_status(self, name, timeout=5):
         return self.agent_request(name, "status", timeout)
@@ -130,7 +130,7 @@ class Agents:
                     tail += f.read()[-400:]
             except OSError:
                 pass
-        return "agent %s exited with status %s: %s" % (name, p.returncode, tail.strip())
+        return f"agent {name} exited with status {p.returncode}: {tail.strip()}"
 
     def wait_ready(self, names=None, timeout=None):
         """Waits until every agent named is ready. Driven by progress, not
@@ -169,18 +169,18 @@ class Agents:
                 if score > best:
                     best, last_progress = score, time.time()
                 if time.time() - last_print >= 1 or not pending:
-                    self.log("*** agents ready %d/%d (%.1f s)" % (done, len(names), time.time() - t0))
+                    self.log(f"*** agents ready {done:d}/{len(names)} ({time.time() - t0:.1f} s)")
                     last_print = time.time()
                 if pending and time.time() - last_progress > timeout:
                     sample = sorted(pending)[:8]
                     detail = []
                     for n in sample:
                         st = self.agent_status(n)
-                        detail.append("%s: %s" % (n, "unreachable" if st is None else
-                                                  "%s/%s neighbours" % (st.get("neighbors_up"),
-                                                                        st.get("neighbors_total"))))
-                    raise TestbedError("%d agents not ready: no progress for %.0f s, %.0f s in all (%s)" % (
-                        len(pending), timeout, time.time() - t0, "; ".join(detail)))
+                        seen = ("unreachable" if st is None else
+                                f'{st.get("neighbors_up")}/{st.get("neighbors_total")} neighbours')
+                        detail.append(f"{n}: {seen}")
+                    raise TestbedError(f'{len(pending)} agents not ready: no progress for {timeout:.0f} s, '
+                                       f'{time.time() - t0:.0f} s in all ({"; ".join(detail)})')
         return time.time() - t0
 
     def stop_agent(self, name, grace=3.0):
@@ -201,7 +201,7 @@ class Agents:
         try:
             return self.hosts[name]
         except KeyError:
-            raise TestbedError("no server named %s" % name) from None
+            raise TestbedError(f"no server named {name}") from None
 
     def spawn_in(self, name, cmd, what=None, save=True, **kw):
         """Start a tracked auxiliary process (iperf, ping) in a server

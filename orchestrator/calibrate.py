@@ -38,8 +38,8 @@ def _processes(argv):
 
 
 def _veth_batch():
-    cmds = ["link add dcncal%da type veth peer name dcncal%db" % (i, i) for i in range(N)]
-    cmds += ["link del dcncal%da" % i for i in range(N)]
+    cmds = [f"link add dcncal{i:d}a type veth peer name dcncal{i:d}b" for i in range(N)]
+    cmds += [f"link del dcncal{i:d}a" for i in range(N)]
     script = "\n".join(cmds) + "\n"
     subprocess.run(["unshare", "--net", "ip", "-batch", "-"], input=script, text=True, check=True,
                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -66,9 +66,9 @@ def calibrate():
 def describe(cal):
     """One line for a table's heading."""
     def s(k):
-        return "%.2f s" % cal[k] if cal.get(k) is not None else "n/a"
-    return "100 processes started in %s, 100 network namespaces in %s, 100 veth pairs in %s (medians of %d)" % (
-        s("processes_100_s"), s("namespaces_100_s"), s("veth_100_s"), cal.get("rounds", ROUNDS))
+        return f"{cal[k]:.2f} s" if cal.get(k) is not None else "n/a"
+    return (f'100 processes started in {s("processes_100_s")}, 100 network namespaces in {s("namespaces_100_s")}, 100 '
+            f'veth pairs in {s("veth_100_s")} (medians of {cal.get("rounds", ROUNDS):d})')
 
 
 if __name__ == "__main__":

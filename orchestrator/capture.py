@@ -70,7 +70,7 @@ class Captures:
         table, alias = {}, {}
         for l in w.links:
             for end, port, ifn in ((l["a"], l["a_port"], l["a_if"]), (l["b"], l["b_port"], l["b_if"])):
-                label = "%s-eth%d" % (end, port)
+                label = f"{end}-eth{port:d}"
                 table[label] = (end, ifn, w.is_server(end))
                 alias[ifn] = label
         return table, alias
@@ -93,10 +93,9 @@ class Captures:
                                key=lambda lb: int(lb.rsplit("-eth", 1)[1]))
             else:
                 ex = sorted(table)
-                raise TestbedError("no port named %s (ports are NODE-ethP, e.g. %s, %s; or a node name for all "
-                                   "its ports; `wiring` lists them)" % (
-                                       n, next(x for x in ex if table[x][2]),
-                                       next((x for x in ex if not table[x][2]), "-")))
+                raise TestbedError(f'no port named {n} (ports are NODE-ethP, e.g. {next(x for x in ex if table[x][2])}, '
+                                   f'{next((x for x in ex if not table[x][2]), "-")}; or a node name for all '
+                                   "its ports; `wiring` lists them)")
             out += [lb for lb in found if lb not in out]
         if not out:
             raise TestbedError("no ports to capture on")
@@ -114,9 +113,9 @@ class Captures:
         try:
             _makedirs_owned(d)
         except OSError as e:
-            raise TestbedError("capture folder %s: %s" % (d, e.strerror or e)) from None
+            raise TestbedError(f"capture folder {d}: {e.strerror or e}") from None
         if not os.access(d, os.W_OK):
-            raise TestbedError("capture folder %s is not writable" % d)
+            raise TestbedError(f"capture folder {d} is not writable")
         self.capture_dir = d
         return d
 
@@ -125,7 +124,7 @@ class Captures:
         path = os.path.join(self.capture_dir, base + ".pcap")
         i = 2
         while os.path.exists(path) or any(c["path"] == path for c in self.captures.values()):
-            path = os.path.join(self.capture_dir, "%s-%d.pcap" % (base, i))
+            path = os.path.join(self.capture_dir, f"{base}-{i:d}.pcap")
             i += 1
         return path
 
@@ -137,7 +136,7 @@ class Captures:
         labels = self.resolve_ports(names)
         busy = [lb for lb in labels if lb in self.captures]
         if busy:
-            raise TestbedError("already capturing on %s (capture stop first)" % ", ".join(busy))
+            raise TestbedError(f'already capturing on {", ".join(busy)} (capture stop first)')
         self.prepare_capture_dir(self.capture_dir)
         table, _ = self._port_table()
         os.makedirs(os.path.join(RUN_DIR, "logs"), exist_ok=True)
@@ -146,7 +145,7 @@ class Captures:
             for lb in labels:
                 node, ifn, is_server = table[lb]
                 path = self._capture_path(lb)
-                logf = os.path.join(RUN_DIR, "logs", "capture-%s.stderr" % re.sub(r"[^A-Za-z0-9_.-]", "_", lb))
+                logf = os.path.join(RUN_DIR, "logs", f'capture-{re.sub(r"[^A-Za-z0-9_.-]", "_", lb)}.stderr')
                 # -p: leave the port's promiscuous setting alone (a packet
                 # socket sees every frame of a veth anyway); --immediate-mode:
                 # each frame handed over at once, not when a ring block fills
@@ -170,8 +169,7 @@ class Captures:
             self.capture_stop(started, quiet=True)
             raise
         for lb in started:
-            self.log("*** capturing on %s (%s) into %s" % (lb, self.captures[lb]["ifname"],
-                                                           self.captures[lb]["path"]))
+            self.log(f'*** capturing on {lb} ({self.captures[lb]["ifname"]}) into {self.captures[lb]["path"]}')
         return [(lb, self.captures[lb]["path"]) for lb in started]
 
     def _wait_listening(self, labels, timeout=10.0):
@@ -187,10 +185,10 @@ class Captures:
                     pending.remove(lb)
                 elif c["proc"].poll() is not None:
                     last = [l for l in text.splitlines() if l.strip()]
-                    raise TestbedError("capture on %s: %s" % (lb, last[-1] if last else
-                                                              "tcpdump exited with status %d" % c["proc"].returncode))
+                    why = last[-1] if last else f'tcpdump exited with status {c["proc"].returncode:d}'
+                    raise TestbedError(f"capture on {lb}: {why}")
             if pending and time.time() > deadline:
-                raise TestbedError("capture on %s: tcpdump did not start within %.0f s" % (pending[0], timeout))
+                raise TestbedError(f"capture on {pending[0]}: tcpdump did not start within {timeout:.0f} s")
             if pending:
                 time.sleep(0.02)
 
@@ -204,7 +202,7 @@ class Captures:
             labels = []
             for lb in self.resolve_ports(names):
                 if lb not in self.captures:
-                    raise TestbedError("not capturing on %s" % lb)
+                    raise TestbedError(f"not capturing on {lb}")
                 labels.append(lb)
         procs = [self.captures[lb]["proc"] for lb in labels]
         netops.stop_popens(procs)
@@ -222,7 +220,7 @@ class Captures:
                     pass
             out.append((lb, c["path"], n))
             if not quiet:
-                self.log("*** capture on %s stopped: %s packets in %s" % (lb, "?" if n is None else n, c["path"]))
+                self.log(f'*** capture on {lb} stopped: {"?" if n is None else n} packets in {c["path"]}')
         if labels:
             self.state.save()
         return out

@@ -18,14 +18,14 @@ class DcnCLI(CLI):
     def _two(self, line, what):
         args = line.split()
         if len(args) != 2:
-            output("usage: %s NODE_A NODE_B\n" % what)
+            output(f"usage: {what} NODE_A NODE_B\n")
             return None
         return args
 
     def _one(self, line, what):
         args = line.split()
         if len(args) != 1:
-            output("usage: %s NAME\n" % what)
+            output(f"usage: {what} NAME\n")
             return None
         return args[0]
 
@@ -33,7 +33,7 @@ class DcnCLI(CLI):
         try:
             fn(*args)
         except TestbedError as e:
-            output("*** %s\n" % e)
+            output(f"*** {e}\n")
 
     def do_link_down(self, line):
         "link_down A B: cut the link(s) between nodes A and B (both ends down)."
@@ -89,15 +89,14 @@ class DcnCLI(CLI):
         "switches: library switch names and their bridges."
         w = self.tb.wiring
         for s in w.switch_list:
-            output("%s -> %s (%d ports)\n" % (s["name"], w.bridge[s["name"]], s["ports"]))
+            output(f'{s["name"]} -> {w.bridge[s["name"]]} ({s["ports"]:d} ports)\n')
 
     def do_wiring(self, line):
         "wiring [NODE]: links (all, or of one node) with their interfaces."
         w = self.tb.wiring
         node = line.strip()
         for l in (w.links_of(node) if node else w.links):
-            output("%s:%d (%s) <-> %s:%d (%s) %s\n" % (l["a"], l["a_port"], l["a_if"],
-                                                       l["b"], l["b_port"], l["b_if"], l["kind"]))
+            output(f'{l["a"]}:{l["a_port"]:d} ({l["a_if"]}) <-> {l["b"]}:{l["b_port"]:d} ({l["b_if"]}) {l["kind"]}\n')
 
     def do_agents(self, _line):
         "agents: readiness of every agent."
@@ -107,11 +106,10 @@ class DcnCLI(CLI):
         for name in self.tb.hosts:
             st = self.tb.agent_status(name)
             if st is None:
-                output("%s: %s\n" % (name, "stopped" if name not in self.tb.agents else "unreachable"))
+                output(f'{name}: {"stopped" if name not in self.tb.agents else "unreachable"}\n')
             else:
-                output("%s: %s %s/%s neighbours%s\n" % (name, st.get("ip"), st.get("neighbors_up"),
-                                                        st.get("neighbors_total"),
-                                                        " ready" if st.get("ready") else ""))
+                ready = " ready" if st.get("ready") else ""
+                output(f'{name}: {st.get("ip")} {st.get("neighbors_up")}/{st.get("neighbors_total")} neighbours{ready}\n')
 
     def do_ctl(self, line):
         """ctl H [status|neighbors|flows|segments|counters|failures|paths DST] [--json]: dcn-ctl for
@@ -122,7 +120,7 @@ class DcnCLI(CLI):
             output("usage: ctl SERVER COMMAND [ARG] [--json] (agents only)\n")
             return
         if args[0] not in self.tb.hosts:
-            output("*** no server named %s\n" % args[0])
+            output(f"*** no server named {args[0]}\n")
             return
         import subprocess
         r = subprocess.run([self.tb.ctl_bin, "-s", self.tb._sock(args[0])] + args[1:],  # pylint: disable=protected-access
@@ -143,7 +141,7 @@ class DcnCLI(CLI):
             if not caps:
                 output("no captures running\n")
             for label, ifn, path in caps:
-                output("%s (%s) -> %s\n" % (label, ifn, path))
+                output(f"{label} ({ifn}) -> {path}\n")
             return
         cmd, ports = args[0], args[1:]
         try:
@@ -156,7 +154,7 @@ class DcnCLI(CLI):
             else:
                 output(usage)
         except TestbedError as e:
-            output("*** %s\n" % e)
+            output(f"*** {e}\n")
 
     def do_events(self, _line):
         "events: the failure-injection log of this run."
@@ -186,5 +184,5 @@ def run_cli(testbed):
     except EOFError:
         return None
     except OSError as e:
-        return "cannot read the terminal (%s)" % (e.strerror or e)
+        return f"cannot read the terminal ({e.strerror or e})"
     return None

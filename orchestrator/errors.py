@@ -12,11 +12,11 @@ class OneLineParser(argparse.ArgumentParser):
     --help)`, exit status 2, instead of the usage block and the message."""
 
     def error(self, message):
-        self.exit(2, "%s: error: %s (see --help)\n" % (self.prog, message))
+        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
 
 
 def missing_module(prog, e):
     """The one line for a Python dependency that is not installed."""
     pkg = {"mininet": "mininet", "matplotlib": "python3-matplotlib"}.get((e.name or "").split(".")[0])
-    return "%s: missing dependency: Python module %s%s; sudo make deps" % (
-        prog, e.name, " (Debian package %s)" % pkg if pkg else "")
+    debian = f" (Debian package {pkg})" if pkg else ""
+    return f"{prog}: missing dependency: Python module {e.name}{debian}; sudo make deps"

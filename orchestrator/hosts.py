@@ -43,7 +43,7 @@ class TunIntf:
         return self.name
 
     def __repr__(self):
-        return "<TunIntf %s %s>" % (self.name, self.ip)
+        return f"<TunIntf {self.name} {self.ip}>"
 
 
 class DcnHost(Host):

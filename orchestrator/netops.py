@@ -46,7 +46,7 @@ class in_netns:
         if self.pid is None:
             return self
         self.home = os.open("/proc/thread-self/ns/net", os.O_RDONLY)  # this thread's, not the main one's
-        target = os.open("/proc/%d/ns/net" % self.pid, os.O_RDONLY)
+        target = os.open(f"/proc/{self.pid:d}/ns/net", os.O_RDONLY)
         try:
             _setns(target)
         finally:
@@ -73,7 +73,7 @@ def run_batch(tool, lines, pid=None, force=True, check=True):
         r = subprocess.run(cmd, input="\n".join(lines) + "\n", stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, text=True)
     if check and r.returncode != 0:
-        raise RuntimeError("%s -batch failed: %s" % (tool, r.stderr.strip()[:800]))
+        raise RuntimeError(f"{tool} -batch failed: {r.stderr.strip()[:800]}")
     return r.stderr
 
 

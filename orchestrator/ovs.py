@@ -116,9 +116,9 @@ def afxdp_memory_problem(ports, available_kib):
     need_mib = ports * AFXDP_MIB_PER_PORT
     if need_mib * 1024 <= available_kib * AFXDP_MEM_SHARE:
         return None
-    return ("%d AF_XDP ports need about %.1f GiB in ovs-vswitchd (%d MiB each), more than %d%% of the "
-            "%.1f GiB available" % (ports, need_mib / 1024.0, AFXDP_MIB_PER_PORT, AFXDP_MEM_SHARE * 100,
-                                    available_kib / 1048576.0))
+    return (f"{ports:d} AF_XDP ports need about {need_mib / 1024.0:.1f} GiB in ovs-vswitchd ({AFXDP_MIB_PER_PORT:d} "
+            f"MiB each), more than {int(AFXDP_MEM_SHARE * 100)}% of the "
+            f"{available_kib / 1048576.0:.1f} GiB available")
 
 
 def kernel_datapath_available():
@@ -136,7 +136,7 @@ def vsctl_batch(args_list, chunk=256, timeout=600, wait=True):
     """Run many ovs-vsctl commands, `chunk` per transaction. wait=False:
     the database alone (--no-wait), for when ovs-vswitchd is not running."""
     for i in range(0, len(args_list), chunk):
-        cmd = ["ovs-vsctl", "--timeout=%d" % timeout] + ([] if wait else ["--no-wait"])
+        cmd = ["ovs-vsctl", f"--timeout={int(timeout)}"] + ([] if wait else ["--no-wait"])
         for args in args_list[i:i + chunk]:
             cmd += ["--"] + list(args)
         r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -164,7 +164,7 @@ def add_bridge_cmds(name, datapath, ports, stp=False, port_type=None):
     (STP only when the switches alone form loops)."""
     cmds = [["--may-exist", "add-br", name],
             ["set", "bridge", name, "datapath_type=" + datapath, "fail_mode=standalone",
-             "stp_enable=%s" % ("true" if stp else "false"), "rstp_enable=false",
+             f'stp_enable={"true" if stp else "false"}', "rstp_enable=false",
              "other_config:mac-aging-time=300"]]
     if stp:
         cmds.append(["set", "bridge", name, "other_config:stp-forward-delay=4",
@@ -223,8 +223,8 @@ def raise_forwarder(pid):
     try:
         os.sched_setscheduler(pid, FORWARDER_POLICY, os.sched_param(FORWARDER_PRIORITY))
     except OSError as e:
-        return "cannot set %s %d on ovs-vswitchd (pid %d): %s" % (
-            policy_name(FORWARDER_POLICY), FORWARDER_PRIORITY, pid, e.strerror)
+        return (f"cannot set {policy_name(FORWARDER_POLICY)} {FORWARDER_PRIORITY:d} on ovs-vswitchd (pid {pid:d}): "
+                f"{e.strerror}")
     return None
 
 

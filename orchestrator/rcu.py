@@ -28,7 +28,7 @@ def write(value, path=PATH):
     """True when the knob now holds value."""
     try:
         with open(path, "w") as f:
-            f.write("%d\n" % value)
+            f.write(f"{value:d}\n")
     except OSError:
         return False
     return read(path) == value

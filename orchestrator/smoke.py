@@ -46,9 +46,9 @@ def choose_pairs(servers, max_pairs=1100, seed=1):
 
 def ping_script(ips, count, interval, wait_s):
     """One shell in the source server pings every destination at once."""
-    return ('for d in %s; do (if ping -n -q -c %d -i %s -W %d $d >/dev/null 2>&1; '
-            'then echo "ok $d"; else echo "fail $d"; fi) & done; wait' %
-            (" ".join(ips), count, interval, wait_s))
+    return (f'for d in {" ".join(ips)}; do (if ping -n -q -c {int(count)} -i {interval} -W {int(wait_s)} $d >/dev/null '
+            '2>&1; '
+            'then echo "ok $d"; else echo "fail $d"; fi) & done; wait')
 
 
 def ping_pairs(tb, pairs, count=3, interval=0.2, wait_s=2, max_inflight=256, log=None,
@@ -105,13 +105,13 @@ def ping_pairs(tb, pairs, count=3, interval=0.2, wait_s=2, max_inflight=256, log
             running = still
             now = time.time()
             if log and now - last >= progress_s and (todo or running):
-                log("*** ping: %d/%d pairs done, %d failed (%.0f s)" % (
-                    len(ok) + len(failed), total, len(failed), now - t0))
+                log(f"*** ping: {len(ok) + len(failed):d}/{total:d} pairs done, {len(failed)} failed ({now - t0:.0f} "
+                    "s)")
                 last = now
             if end and now > end and (todo or running):
                 if log:
-                    log("*** ping: %.0f s budget spent; %d pairs not answered count as failed" % (
-                        deadline_s, total - len(ok) - len(failed)))
+                    log(f"*** ping: {deadline_s:.0f} s budget spent; {total - len(ok) - len(failed):d} pairs not "
+                        "answered count as failed")
                 break
             if running:
                 time.sleep(0.05)
@@ -158,8 +158,7 @@ def iperf(tb, src, dst, seconds=2, port=5201, timeout=30):
                 break
             time.sleep(0.3)
             if server.poll() is not None:
-                raise RuntimeError("iperf3 server in %s exited: %s" % (
-                    dst, server.stderr.read().decode(errors="replace")[:300]))
+                raise RuntimeError(f'iperf3 server in {dst} exited: {server.stderr.read().decode(errors="replace")[:300]}')
             rc, out, err = tb.run_in(src, ["iperf3", "-c", ip, "-p", str(port), "-t", str(seconds),
                                            "-J", "--connect-timeout", "3000"],
                                      timeout=max(seconds + 5, give_up - time.time()))
@@ -172,7 +171,7 @@ def iperf(tb, src, dst, seconds=2, port=5201, timeout=30):
             if "refused" not in str(res.get("error", "")):
                 break
         if not res or "error" in res:
-            raise RuntimeError("iperf3 %s -> %s failed: %s" % (src, dst, (res or {}).get("error")))
+            raise RuntimeError(f'iperf3 {src} -> {dst} failed: {(res or {}).get("error")}')
         end = res["end"]
         mbps = end["sum_received"]["bits_per_second"] / 1e6
         return {"src": src, "dst": dst, "mbps": round(mbps, 1),
@@ -244,8 +243,8 @@ def late_check(tb, failed, log, pairs=LATE_PAIRS, wait_s=LATE_WAIT_S):
         if tb.is_ovs and tb.datapath == "netdev":
             why += (" (OVS's userspace datapath: at thousands of switch ports one hop takes from a tenth "
                     "of a second to seconds, docs/testbed.md; --switch lxbr carries this size)")
-    log("*** %d of the %d failed pairs pinged once more, waiting up to %d s: %d answered%s" % (
-        len(tried), len(failed), wait_s, len(ok), why))
+    log(f"*** {len(tried)} of the {len(failed)} failed pairs pinged once more, waiting up to {int(wait_s)} s: {len(ok)} "
+        f"answered{why}")
     return {"tried": len(tried), "answered": len(ok), "wait_s": wait_s}
 
 
@@ -258,21 +257,21 @@ def smoke(tb, max_pairs=1100, iperf_seconds=2, log=print):
         bad = carrier_check(tb)
         pairs = l2_pairs(tb)
         ok, failed = ping_pairs(tb, pairs, log=log)
-        log("*** L2 check without agents: %d ports without carrier; ping between %d server pairs "
-            "sharing a switch on their lowest port: %d ok, %d failed" % (len(bad), len(pairs), len(ok), len(failed)))
+        log(f"*** L2 check without agents: {len(bad)} ports without carrier; ping between {len(pairs)} server pairs "
+            f"sharing a switch on their lowest port: {len(ok)} ok, {len(failed)} failed")
         return {"pairs": len(pairs), "ping_ok": len(ok), "ping_failed": failed, "no_carrier": bad,
                 "iperf": None, "passed": not bad and not failed}
     pairs = smoke_pairs(servers, max_pairs)
     at_scale = len(servers) > SCALE_SERVERS
     t0 = time.time()
     if at_scale:
-        log("*** ping: a random sample of %d pairs, in parallel, within %d s" % (len(pairs), SCALE_BUDGET_S))
+        log(f"*** ping: a random sample of {len(pairs)} pairs, in parallel, within {SCALE_BUDGET_S:d} s")
     ok, failed = ping_pairs(tb, pairs, log=log, deadline_s=SCALE_BUDGET_S if at_scale else None)
-    how = "all %d pairs" % len(pairs) if len(pairs) == len(servers) * (len(servers) - 1) \
-        else "a random sample of %d pairs" % len(pairs) if at_scale \
-        else "a sample of %d pairs covering every server" % len(pairs)
-    log("*** ping %s%s: %d ok, %d failed (%.1f s)" % (
-        how, " through the agents" if tb.agent_mode else "", len(ok), len(failed), time.time() - t0))
+    how = f"all {len(pairs)} pairs" if len(pairs) == len(servers) * (len(servers) - 1) \
+        else f"a random sample of {len(pairs)} pairs" if at_scale \
+        else f"a sample of {len(pairs)} pairs covering every server"
+    log(f'*** ping {how}{" through the agents" if tb.agent_mode else ""}: {len(ok)} ok, {len(failed)} failed '
+        f'({time.time() - t0:.1f} s)')
     result = {"pairs": len(pairs), "ping_ok": len(ok), "ping_failed": failed, "iperf": None}
     if failed:
         log("***   failed: " + ", ".join("%s->%s" % p for p in failed[:20]))
@@ -283,8 +282,8 @@ def smoke(tb, max_pairs=1100, iperf_seconds=2, log=print):
             r = iperf(tb, src, dst, seconds=iperf_seconds, timeout=15 if at_scale else 30)
             r["server_hops"] = hops
             result["iperf"] = r
-            log("*** iperf3 %s -> %s (%d server hops%s): %.1f Mb/s" % (
-                src, dst, hops, ", relayed" if hops > 1 else "", r["mbps"]))
+            log(f'*** iperf3 {src} -> {dst} ({hops:d} server hops{", relayed" if hops > 1 else ""}): {r["mbps"]:.1f} '
+                'Mb/s')
         except RuntimeError as e:
             result["iperf_error"] = str(e)
             log("*** " + str(e))

@@ -38,7 +38,7 @@ def take_netns_lock(say):
     try:
         fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
-        say("waiting for another testbed, experiment or namespace test to finish (%s)" % NETNS_LOCK)
+        say(f"waiting for another testbed, experiment or namespace test to finish ({NETNS_LOCK})")
         fcntl.flock(f, fcntl.LOCK_EX)
     return f
 
@@ -69,7 +69,7 @@ def socket_occupant(path):
         except ConnectionRefusedError:
             return None
         except OSError as e:
-            return "%s on connect" % e.strerror
+            return f"{e.strerror} on connect"
     return "a live agent (or another program) answers there"
 
 
@@ -89,7 +89,7 @@ def proc_cpu_s(pid):
     """CPU time pid has used, user and system (fields 14 and 15 of stat), in
     seconds; None when it is gone."""
     try:
-        with open("/proc/%d/stat" % pid) as f:
+        with open(f"/proc/{pid:d}/stat") as f:
             fields = f.read().rsplit(")", 1)[1].split()
         return (int(fields[11]) + int(fields[12])) / CLK_TCK
     except (OSError, IndexError, ValueError):
@@ -111,7 +111,7 @@ def proc_rss_kib(pid):
     if pid is None:
         return None
     try:
-        with open("/proc/%d/status" % pid) as f:
+        with open(f"/proc/{pid:d}/status") as f:
             for line in f:
                 if line.startswith("VmRSS:"):
                     return int(line.split()[1])
@@ -126,7 +126,7 @@ def proc_start_time(pid):
     cannot be signalled, and the container's init may reap it late (a host
     shell whose orchestrator was SIGKILLed is one until then)."""
     try:
-        with open("/proc/%d/stat" % pid) as f:
+        with open(f"/proc/{pid:d}/stat") as f:
             data = f.read()
     except OSError:
         return None
@@ -140,7 +140,7 @@ def netns_of(pid):
     """Identity of pid's network namespace: [st_dev, st_ino] of its nsfs
     inode (what `ip netns identify` compares), or None."""
     try:
-        st = os.stat("/proc/%d/ns/net" % pid)
+        st = os.stat(f"/proc/{pid:d}/ns/net")
     except OSError:
         return None
     return [st.st_dev, st.st_ino]
@@ -301,7 +301,7 @@ def stop_processes(refs, grace=3.0):
 
 def _is_zombie(pid):
     try:
-        with open("/proc/%d/stat" % pid) as f:
+        with open(f"/proc/{pid:d}/stat") as f:
             data = f.read()
         return data[data.rindex(")") + 2] == "Z"
     except OSError:
@@ -319,7 +319,7 @@ def delete_switch_side(data):
     if data.get("switch") == "lxbr":
         gone = set(netops.delete_group(data.get("dev_group"), ours))
         left = [b for b in bridges if b not in gone and netops.link_exists(b)]
-        netops.run_batch("ip", ["link del dev %s" % b for b in left], check=False)
+        netops.run_batch("ip", [f"link del dev {b}" for b in left], check=False)
         n_bridges = len(left) + len(gone & set(bridges))
     else:
         n_bridges = ovs.del_bridges(bridges)
@@ -327,7 +327,7 @@ def delete_switch_side(data):
         # a netdev bridge's internal port is a tap device vswitchd removes;
         # taps outlive a killed ovs-vswitchd: remove the ones named after our bridges
         taps = [b for b in bridges if netops.link_exists(b)]
-        netops.run_batch("ip", ["link del dev %s" % b for b in taps], check=False)
+        netops.run_batch("ip", [f"link del dev {b}" for b in taps], check=False)
         n_bridges = max(n_bridges, len(taps))
     return {"bridges": n_bridges, "links": len(gone - set(bridges))}
 
@@ -358,8 +358,7 @@ def stop_ovs_started(data, log=print):
         return 0
     others = ovs.list_bridges()
     if others:
-        log("*** Open vSwitch left running: %d bridge(s) on it are not this run's (%s)" % (
-            len(others), " ".join(others[:3])))
+        log(f'*** Open vSwitch left running: {len(others)} bridge(s) on it are not this run\'s ({" ".join(others[:3])})')
         return 0
     order = {"ovs-vswitchd": 0, "ovsdb-server": 1}
     refs.sort(key=lambda r: order.get(r["what"], 2))
@@ -404,7 +403,7 @@ def clean_from_state(data, log=print):
         time.sleep(0.05)
     # root-namespace veth ends (switch ports): deleting one end removes the pair
     rl = netops.wait_links_gone([n for n in data.get("root_links", []) if n.startswith(BRIDGE_PREFIX)])
-    netops.run_batch("ip", ["link del dev %s" % n for n in rl], check=False)
+    netops.run_batch("ip", [f"link del dev {n}" for n in rl], check=False)
     summary["links"] += len(rl)
     kill_point("clean-links")
     for s in data.get("sockets", []):
@@ -422,14 +421,13 @@ def clean_stale(path=STATE_FILE, log=print):
             os.unlink(path + ".tmp")
         except FileNotFoundError:
             pass
-        log("clean-testbed: no state file (%s); nothing to clean" % path)
+        log(f"clean-testbed: no state file ({path}); nothing to clean")
         return 0
     if data.get("corrupt"):
-        log("clean-testbed: state file %s is unreadable; remove it by hand after checking" % path)
+        log(f"clean-testbed: state file {path} is unreadable; remove it by hand after checking")
         return 1
     if owner_alive(data):
-        log("clean-testbed: the testbed run (pid %d) is still running; stop it first"
-            % data["owner"]["pid"])
+        log(f'clean-testbed: the testbed run (pid {data["owner"]["pid"]:d}) is still running; stop it first')
         return 1
     s = clean_from_state(data, log)
     for p in (path, path + ".tmp"):  # .tmp: a run killed inside save()

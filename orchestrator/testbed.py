@@ -38,7 +38,7 @@ class Testbed(BringUp, Agents, Failures, Captures, Teardown):
         self.build_dir = build_dir
         self.spec = spec
         if switch not in SWITCH_KINDS:
-            raise TestbedError("--switch must be one of %s" % ", ".join(SWITCH_KINDS))
+            raise TestbedError(f'--switch must be one of {", ".join(SWITCH_KINDS)}')
         self.switch_kind = switch
         self.is_ovs = switch.startswith("ovs")
         # ovs-afxdp: the userspace datapath with AF_XDP ports (no PMD threads)

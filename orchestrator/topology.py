@@ -27,21 +27,21 @@ def _dcn_topo(build_dir, command, spec, *extra):
     """`dcn-topo COMMAND SPEC... EXTRA...` parsed as JSON; TopoError with
     its one line when it fails."""
     if command not in ("export", "stats"):  # the commands whose JSON the orchestrator reads
-        raise ValueError("dcn-topo %s: not a command the orchestrator runs" % command)
+        raise ValueError(f"dcn-topo {command}: not a command the orchestrator runs")
     exe = tool_path(build_dir, "dcn-topo")
     if not exe:
-        raise TopoError("dcn-topo not found in %s (run make build)" % build_dir)
+        raise TopoError(f"dcn-topo not found in {build_dir} (run make build)")
     words = shlex.split(spec)
     if not words:
         raise TopoError("empty topology spec")
     r = subprocess.run([exe, command] + words + list(extra), stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE, text=True)
     if r.returncode != 0:
-        raise TopoError((r.stderr or r.stdout).strip() or "dcn-topo %s failed" % command)
+        raise TopoError((r.stderr or r.stdout).strip() or f"dcn-topo {command} failed")
     try:
         return json.loads(r.stdout)
     except ValueError as e:
-        raise TopoError("%s %s printed no JSON (%s)" % (exe, command, e)) from None
+        raise TopoError(f"{exe} {command} printed no JSON ({e})") from None
 
 
 def counts(build_dir, spec):
@@ -52,7 +52,7 @@ def counts(build_dir, spec):
     try:
         return {k: int(d[k]) for k in ("servers", "switches", "links")}
     except (KeyError, TypeError, ValueError) as e:
-        raise TopoError("dcn-topo stats printed no usable counts (%s: %s)" % (type(e).__name__, e)) from None
+        raise TopoError(f"dcn-topo stats printed no usable counts ({type(e).__name__}: {e})") from None
 
 
 def export(build_dir, spec):
@@ -60,7 +60,7 @@ def export(build_dir, spec):
     try:
         return Wiring(d, spec)
     except (ValueError, KeyError, TypeError) as e:
-        raise TopoError("dcn-topo export printed no usable wiring (%s: %s)" % (type(e).__name__, e)) from None
+        raise TopoError(f"dcn-topo export printed no usable wiring ({type(e).__name__}: {e})") from None
 
 
 class Wiring:
@@ -84,10 +84,10 @@ class Wiring:
         # bridge names: "dcn" + switch index; each must leave room for -eth<port>
         self.bridge = {}
         for i, sw in enumerate(self.switch_list):
-            name = "%s%d" % (BRIDGE_PREFIX, i)
-            if len(name) + len("-eth%d" % max(sw["ports"] - 1, 0)) > IFNAMSIZ:
-                raise TopoError("bridge name %s too long for its ports (%s-eth%d: more than %d characters)"
-                                % (name, name, sw["ports"] - 1, IFNAMSIZ))
+            name = f"{BRIDGE_PREFIX}{i:d}"
+            if len(name) + len(f'-eth{max(sw["ports"] - 1, 0):d}') > IFNAMSIZ:
+                raise TopoError(f'bridge name {name} too long for its ports ({name}-eth{sw["ports"] - 1:d}: more '
+                                f'than {IFNAMSIZ:d} characters)')
             self.bridge[sw["name"]] = name
         self.host_ifname_overrides = {}
         for link in self.links:
@@ -100,13 +100,13 @@ class Wiring:
 
     def ifname(self, node, port):
         if node in self.switches:
-            return "%s-eth%d" % (self.bridge[node], port)
-        name = "%s-eth%d" % (node, port)
+            return f"{self.bridge[node]}-eth{port:d}"
+        name = f"{node}-eth{port:d}"
         if len(name) > IFNAMSIZ:  # long server names: short form, told to the agent by --port
-            name = "x%d-eth%d" % (self.servers[node]["id"], port)
+            name = f'x{self.servers[node]["id"]:d}-eth{port:d}'
             if len(name) > IFNAMSIZ:
-                raise TopoError("interface name of %s port %d too long even as %s (Linux allows %d characters)"
-                                % (node, port, name, IFNAMSIZ))
+                raise TopoError(f"interface name of {node} port {port:d} too long even as {name} (Linux allows "
+                                f"{IFNAMSIZ:d} characters)")
             self.host_ifname_overrides.setdefault(node, {})[port] = name
         return name
 
@@ -114,7 +114,7 @@ class Wiring:
     def server_ip(sid):
         """docs/interfaces.md: server id s -> 10.0.0.0 + s + 1."""
         v = 0x0A000000 + sid + 1
-        return "%d.%d.%d.%d" % (v >> 24, (v >> 16) & 255, (v >> 8) & 255, v & 255)
+        return f"{v >> 24:d}.{(v >> 16) & 255:d}.{(v >> 8) & 255:d}.{v & 255:d}"
 
     def ip_of(self, server):
         return self.server_ip(self.servers[server]["id"])

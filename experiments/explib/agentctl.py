@@ -68,5 +68,5 @@ class PathWatcher(threading.Thread):
         """CSV rows: seconds since t0, agent, flow, path."""
         out = [["t_s", "agent", "flow", "path"]]
         for t, n, k, p in self.changes:
-            out.append(["%.3f" % (t - t0), n, "%s:%s>%s:%s" % k[1:5], " ".join(p)])
+            out.append([f"{t - t0:.3f}", n, "%s:%s>%s:%s" % k[1:5], " ".join(p)])
         return out

@@ -103,7 +103,7 @@ def tree_spec(exp):
     per = switch_ports(exp)
     while n % per:
         per -= 1
-    return "tree leaves=%d per_leaf=%d" % (n // per, per)
+    return f"tree leaves={n // per:d} per_leaf={per:d}"
 
 
 def server_hops(path):
@@ -225,10 +225,10 @@ def port_fanout(g, children):
         for y in cs:
             sw = g.adj[x][y]
             if sw is None:
-                load["%s>%s" % (x, y)] += 1
+                load[f"{x}>{y}"] += 1
             else:
-                load["%s>%s" % (x, sw)] += 1
-                load["%s>%s" % (sw, y)] += 1
+                load[f"{x}>{sw}"] += 1
+                load[f"{sw}>{y}"] += 1
     return load
 
 
@@ -303,15 +303,16 @@ def tree_pattern(ex, pattern, doc_paper):
     in_tree = sorted({c for cs in children.values() for c in cs} | {src}, key=lambda x: g.ids[x])
     ex.write_json("tree.json", {"src": src, "receivers": receivers, "children": children,
                                 "streams_per_link": dict(fan)})
-    ex.log("%s: %s from %s to %d servers, tree of %d servers (depth %d), at most %d streams on a link; "
-           "file %.1f MB" % (a.topo, "multicast" if pattern == "several" else "broadcast", src, len(receivers),
-                             len(in_tree), tree_depth(children, src), worst, size / 1e6))
+    ex.log(f'{a.topo}: {"multicast" if pattern == "several" else "broadcast"} from {src} to {len(receivers)} servers, '
+           f'tree of {len(in_tree)} servers (depth {tree_depth(children, src):d}), at most {worst:d} streams on a '
+           'link; '
+           f"file {size / 1e6:.1f} MB")
     plan = tree_plan(children, src, size, deliver_to=set(receivers))
     timeout = size * 8 / (a.link_mbps * 1e6) * worst * 4 + 120
     with ex.testbed(a.topo, fam) as net:
         res, got, t0, done = traffic.run_relays(ex, net.tb, plan, timeout=timeout)
         net.traffic_window(t0 + 1, t0 + (done or 1))
-        ex.write_json("raw/%s_relays.json" % fam, {"%s:%s" % k: v for k, v in res.items()})
+        ex.write_json(f"raw/{fam}_relays.json", {"%s:%s" % k: v for k, v in res.items()})
     with ex.testbed(tree, "tree") as tnet:
         # ids upwards from the source, wrapping round: each leaf uplink direction carries the pipeline once
         n = len(g.servers)
@@ -328,12 +329,12 @@ def tree_pattern(ex, pattern, doc_paper):
     pred = a.link_mbps / worst
     name = {"several": "one-to-several", "all": "one-to-all"}[pattern]
     what = "multicast tree" if pattern == "several" else "broadcast tree"
-    plots.bars(ex.path("throughput.png"), "%s %s from %s (%s vs the tree's pipeline)" % (F["title"], name, src, what),
-               ["%s (%s)" % (F["title"], what), "tree (pipeline)"],
+    plots.bars(ex.path("throughput.png"), f'{F["title"]} {name} from {src} ({what} vs the tree\'s pipeline)',
+               [f'{F["title"]} ({what})', "tree (pipeline)"],
                [("measured (Mb/s)", [mbps, tmbps], {"color": "C0"}),
                 ("analytic: link / streams per link", [pred, a.link_mbps], plots.PAPER_STYLE)],
                "file size / completion time (Mb/s)",
-               note="%s, %d receivers, %.0f MB at %g Mb/s links" % (a.topo, len(receivers), size / 1e6, a.link_mbps))
+               note=f"{a.topo}, {len(receivers)} receivers, {size / 1e6:.0f} MB at {a.link_mbps:g} Mb/s links")
     r2 = lambda x: None if x is None else round(x, 2)  # noqa: E731
     return ex.finish(
         measured={"mbps": r2(mbps), "completion_s": r2(done), "file_bytes": size, "receivers": receivers,
@@ -352,10 +353,11 @@ def tree_pattern(ex, pattern, doc_paper):
                                     "link/m, so the tree delivers at link / max streams per link; the pipeline "
                                     "at one link"},
                "ratio_analytic": round(pred / a.link_mbps, 3)},
-        headline={"measured": "%s %s Mb/s, tree %s Mb/s (%g Mb/s links); %d receivers, %d streams on the busiest "
-                              "link" % (F["title"], r2(mbps), r2(tmbps), a.link_mbps, len(receivers), worst),
-                  "paper": "analytic %.1f vs %g Mb/s (ratio %.2f); no testbed figure in the paper" % (
-                      pred, a.link_mbps, pred / a.link_mbps)},
+        headline={"measured": f'{F["title"]} {r2(mbps)} Mb/s, tree {r2(tmbps)} Mb/s ({a.link_mbps:g} Mb/s links); '
+                              f'{len(receivers)} receivers, {worst:d} streams on the busiest '
+                              "link",
+                  "paper": f"analytic {pred:.1f} vs {a.link_mbps:g} Mb/s (ratio {pred / a.link_mbps:.2f}); no "
+                           "testbed figure in the paper"},
         notes="throughput = file size / (sender start -> last byte at the last receiver), dcn-relay stamps; the "
               "tree baseline pipelines the file through the same servers in id order from the source, wrapping round (each leaf uplink direction carries it once). Trees: " + F["trees"] +
               ". The analytic rate counts the tree's unicast streams per directed link.")

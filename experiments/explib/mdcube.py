@@ -36,9 +36,9 @@ def routing(ex, spec, mode):
     if mode == "auto":
         if supported(ex, spec, "hier"):
             return [ROUTING_OPTION, "hier"], "hier"
-        return [], "source (agent without %s)" % ROUTING_OPTION
+        return [], f"source (agent without {ROUTING_OPTION})"
     if not supported(ex, spec, mode):
-        raise ExperimentError("this dcn-agent has no %s %s (build the agent that has it)" % (ROUTING_OPTION, mode))
+        raise ExperimentError(f"this dcn-agent has no {ROUTING_OPTION} {mode} (build the agent that has it)")
     return [ROUTING_OPTION, mode], mode
 
 
@@ -77,7 +77,7 @@ def tree_uplink(net, server):
     for l in w.links:
         if l["kind"] == "switch-switch" and leaf in (l["a"], l["b"]):
             return leaf, (l["b"] if l["a"] == leaf else l["a"])
-    raise ExperimentError("no uplink above %s" % leaf)
+    raise ExperimentError(f"no uplink above {leaf}")
 
 
 def own_paths(watcher):
@@ -104,7 +104,7 @@ def all_to_all(ex, net, names, per_conn, label, watch=False):
         watcher.stop()
         seg.stop()
     net.traffic_window(t0 + 2, t0 + (done or 3))
-    ex.write_json("raw/%s_relays.json" % label, {"%s:%s" % k: v for k, v in res.items()})
+    ex.write_json(f"raw/{label}_relays.json", {"%s:%s" % k: v for k, v in res.items()})
     failed = sum(1 for r in res.values() if r.get("exit") != 0)
     failed += sum(1 for x in names if got.get(x, 0) < per_conn * (n - 1))
     per_server = sum(got.values()) / n * 8 / done / 1e6 if done else None
@@ -117,8 +117,8 @@ def all_to_all(ex, net, names, per_conn, label, watch=False):
         if seg.mode == "hier":
             rec["flows_seen_note"] = ("hier: every flow the servers source, a connection's data and ACK directions "
                                       "alike (segment entries carry no ports)")
-        ex.write_csv("%s_segments.csv" % label, seg.rows(t0))
-        ex.write_csv("%s_paths.csv" % label, watcher.rows(t0))
+        ex.write_csv(f"{label}_segments.csv", seg.rows(t0))
+        ex.write_csv(f"{label}_paths.csv", watcher.rows(t0))
     return rec, into_servers(net, t0, names), t0
 
 
@@ -128,9 +128,9 @@ def fibre_load(net, t0, t1):
     out = {}
     for l in net.tb.wiring.links:
         if l["kind"] == "switch-switch":
-            ab, ba = "%s>%s" % (l["a"], l["b"]), "%s>%s" % (l["b"], l["a"])
+            ab, ba = f'{l["a"]}>{l["b"]}', f'{l["b"]}>{l["a"]}'
             cap = net.links.capacity.get(ab)
-            out["%s-%s" % (l["a"], l["b"])] = r2(((rates.get(ab) or 0) + (rates.get(ba) or 0)) / 2 / cap) if cap else None
+            out[f'{l["a"]}-{l["b"]}'] = r2(((rates.get(ab) or 0) + (rates.get(ba) or 0)) / 2 / cap) if cap else None
     return out
 
 
@@ -226,7 +226,7 @@ class SegmentWatcher(threading.Thread):
     def rows(self, t0):
         out = [["t_s", "agent", "flow_id", "source", "containers", "segment", "reroutes", "jumps"]]
         for t, n, fid, e in self.changes:
-            out.append(["%.3f" % (t - t0), n, "%08x" % fid, e["source"], " ".join(map(str, e["containers"])),
+            out.append([f"{t - t0:.3f}", n, f"{fid:08x}", e["source"], " ".join(map(str, e["containers"])),
                         " ".join(e["segment"]), e["reroutes"], e["jumps"]])
         return out
 

@@ -106,7 +106,7 @@ class QdiscReader:
                     return
                 if typ == NLMSG_ERROR:
                     err = -struct.unpack_from("=i", payload)[0] if len(payload) >= 4 else 0
-                    raise OSError(err, "rtnetlink dump %d failed" % rtm)
+                    raise OSError(err, f"rtnetlink dump {rtm:d} failed")
                 yield typ, payload
 
     def _refresh_names(self):

@@ -21,7 +21,7 @@ def _finish(fig, ax, path, note):
 def bar_label(v):
     """A bar's value as printed on it: two decimals below 10 (a ratio of 1.999
     must not read 2), one below 100, none above."""
-    return "%.2f" % v if abs(v) < 10 else "%.1f" % v if abs(v) < 100 else "%.0f" % v
+    return f"{v:.2f}" if abs(v) < 10 else f"{v:.1f}" if abs(v) < 100 else f"{v:.0f}"
 
 
 def bars(path, title, groups, series, ylabel, note=None, errors=None):
@@ -76,7 +76,7 @@ def runs(path, title, summary):
                     label=None)
     n = len(table)
     if summary.get("ratio_mean") is not None:
-        ax.axhline(summary["ratio_mean"], color="C0", lw=1, label="mean of %d valid runs" % summary["runs_n"])
+        ax.axhline(summary["ratio_mean"], color="C0", lw=1, label=f'mean of {summary["runs_n"]:d} valid runs')
     if summary.get("ratio_ci95"):
         lo, hi = summary["ratio_ci95"]
         ax.axhspan(lo, hi, color="C0", alpha=0.15, label="95 % interval of the mean")
@@ -86,7 +86,7 @@ def runs(path, title, summary):
         ax.plot([], [], "x", color="C3", label="invalid run (raw/)")
     ax.set_xlim(0.5, max(1, n) + 0.5)
     ax.set_xticks(range(1, n + 1))
-    ax.set_xlabel("run (seed %s + run - 1)" % summary.get("seed"))
+    ax.set_xlabel(f'run (seed {summary.get("seed")} + run - 1)')
     ax.set_ylabel("speed-up over the tree (x)")
     ax.set_ylim(bottom=0)
     ax.set_title(title, fontsize=10)

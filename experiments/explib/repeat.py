@@ -54,7 +54,7 @@ def _numbers(obj, prefix=""):
     out = {}
     if isinstance(obj, dict):
         for k, v in obj.items():
-            out.update(_numbers(v, "%s%s." % (prefix, k)))
+            out.update(_numbers(v, f"{prefix}{k}."))
     elif isinstance(obj, (int, float)) and not isinstance(obj, bool):
         out[prefix[:-1]] = obj
     return out
@@ -90,7 +90,7 @@ def combine(runs, wanted):
     valid = [r for r in runs if r["valid"]]
     table = [{"run": i + 1, "seed": r.get("seed"), "valid": r["valid"], "invalid_reasons": r["invalid_reasons"],
               "ratio_measured": r.get("ratio_measured"), "duration_s": r.get("duration_s"),
-              "cpu_busy_max": r.get("cpu_busy_max"), "folder": "raw/run-%02d" % (i + 1)}
+              "cpu_busy_max": r.get("cpu_busy_max"), "folder": f"raw/run-{i + 1:02d}"}
              for i, r in enumerate(runs)]
     ratio = interval([r.get("ratio_measured") for r in valid])
     base = dict(runs[-1])  # the settings, paper figures and labels are the same in every run
@@ -98,7 +98,7 @@ def combine(runs, wanted):
         base.pop(k, None)
     reasons = []
     if len(valid) < wanted:
-        reasons.append("%d of %d runs valid, %d wanted" % (len(valid), len(runs), wanted))
+        reasons.append(f"{len(valid)} of {len(runs)} runs valid, {wanted:d} wanted")
     summary = dict(base)
     summary.update({
         "valid": not reasons,

@@ -26,7 +26,7 @@ def _fmt(v):
     if v is None:
         return "—"
     if isinstance(v, float):
-        return "%.3g" % v
+        return f"{v:.3g}"
     return str(v)
 
 
@@ -38,16 +38,16 @@ def _headline(d, key):
     if not isinstance(obj, dict):
         return _fmt(obj)
     items = [(k, v) for k, v in obj.items() if isinstance(v, (int, float, str, bool)) or v is None][:4]
-    return "; ".join("%s %s" % (k, _fmt(v)) for k, v in items) or "—"
+    return "; ".join(f"{k} {_fmt(v)}" for k, v in items) or "—"
 
 
 def _ratio(d):
     """The measured ratio; over repeated runs its mean, 95 % interval and run count."""
     r = _fmt(d.get("ratio_measured"))
     if d.get("ratio_ci95"):
-        r += " (95 %% CI %s-%s, %d runs)" % (_fmt(d["ratio_ci95"][0]), _fmt(d["ratio_ci95"][1]), d["runs_n"])
+        r += f' (95 % CI {_fmt(d["ratio_ci95"][0])}-{_fmt(d["ratio_ci95"][1])}, {d["runs_n"]:d} runs)'
     elif d.get("runs_n") is not None:
-        r += " (%d run%s)" % (d["runs_n"], "" if d["runs_n"] == 1 else "s")
+        r += f' ({d["runs_n"]:d} run{"" if d["runs_n"] == 1 else "s"})'
     return r
 
 
@@ -73,17 +73,16 @@ def rows():
         except (OSError, ValueError):
             continue
         pngs = sorted(glob.glob(os.path.join(os.path.dirname(path), "*.png")))
-        plots = " ".join("[%s](%s/%s)" % (os.path.splitext(os.path.basename(p))[0], folder, os.path.basename(p))
+        plots = " ".join(f"[{os.path.splitext(os.path.basename(p))[0]}]({folder}/{os.path.basename(p)})"
                          for p in pngs)
-        emu = "%s, %s Mb/s, MTU %s" % (d.get("switch"), _fmt(d.get("link_mbps")), d.get("mtu")) \
+        emu = f'{d.get("switch")}, {_fmt(d.get("link_mbps"))} Mb/s, MTU {d.get("mtu")}' \
             if d.get("switch") else "simulation" if folder.startswith("sim-") else "—"
         if d.get("switch"):
-            emu += ", data path: %s" % data_path(d)
+            emu += f", data path: {data_path(d)}"
         valid = d.get("valid")
-        out.append("| [%s](%s/summary.json) | %s | %s | %s | %s | %s | %s | %s |" % (
-            folder, folder, {True: "yes", False: "**no**"}.get(valid, "—"),
-            _headline(d, "measured"), _headline(d, "paper"), _ratio(d),
-            _fmt(d.get("ratio_paper")), emu, plots))
+        out.append(f'| [{folder}]({folder}/summary.json) | {({True: "yes", False: "**no**"}.get(valid, "—"))} | '
+                   f'{_headline(d, "measured")} | {_headline(d, "paper")} | {_ratio(d)} | '
+                   f'{_fmt(d.get("ratio_paper"))} | {emu} | {plots} |')
     return out
 
 
@@ -102,8 +101,8 @@ def summary_main(name, title, patterns, extra_fields=()):
     a = ap.parse_args()
     suffix = DATA_PATH_SUFFIX[a.data_path]
     s = ratio_summary(name, title, patterns, extra_fields, suffix=suffix, data_path=a.data_path)
-    print("%s: %s" % (name + suffix, ", ".join(
-        "%s %s (paper %s)" % (r["pattern"], r["ratio_measured"], r["ratio_paper"]) for r in s["rows"])))
+    ratios = ", ".join(f'{r["pattern"]} {r["ratio_measured"]} (paper {r["ratio_paper"]})' for r in s["rows"])
+    print(f"{name + suffix}: {ratios}")
     return 0
 
 
@@ -157,10 +156,10 @@ def write():
     body = HEADER + "\n".join(rows()) + "\n"
     figs = sorted(glob.glob(os.path.join(RESULTS, "bcube-summary", "*.png")))
     if figs:
-        body += "\n![BCube against the tree, every pattern (Fig. 10)](bcube-summary/%s)\n" % os.path.basename(figs[0])
+        body += f"\n![BCube against the tree, every pattern (Fig. 10)](bcube-summary/{os.path.basename(figs[0])})\n"
     figs = sorted(glob.glob(os.path.join(RESULTS, "mdcube-summary", "*.png")))
     if figs:
-        body += "\n![MDCube against the tree, every pattern (Fig. 10)](mdcube-summary/%s)\n" % os.path.basename(figs[0])
+        body += f"\n![MDCube against the tree, every pattern (Fig. 10)](mdcube-summary/{os.path.basename(figs[0])})\n"
     with open(path, "w") as f:
         f.write(body)
     return path

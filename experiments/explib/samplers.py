@@ -87,7 +87,7 @@ class StallWatch(_Sampler):
 
 def _read_counter(ifname, what):
     try:
-        with open("/sys/class/net/%s/statistics/%s" % (ifname, what)) as f:
+        with open(f"/sys/class/net/{ifname}/statistics/{what}") as f:
             return int(f.read())
     except (OSError, ValueError):
         return None
@@ -97,7 +97,7 @@ def _read_netdev(pid):
     """{ifname: {"rx_bytes", "tx_bytes"}} of the namespace of process pid."""
     out = {}
     try:
-        with open("/proc/%d/net/dev" % pid) as f:
+        with open(f"/proc/{pid:d}/net/dev") as f:
             for line in f.readlines()[2:]:
                 name, _, rest = line.partition(":")
                 v = rest.split()
@@ -126,13 +126,13 @@ class LinkSampler(_Sampler):
             cap = capacity_of(l)
             if not wiring.is_server(a):
                 ifn = l["a_if"]
-                self.dirs += [("%s>%s" % (a, b), ifn, "tx_bytes", cap), ("%s>%s" % (b, a), ifn, "rx_bytes", cap)]
+                self.dirs += [(f"{a}>{b}", ifn, "tx_bytes", cap), (f"{b}>{a}", ifn, "rx_bytes", cap)]
             elif not wiring.is_server(b):
                 ifn = l["b_if"]
-                self.dirs += [("%s>%s" % (b, a), ifn, "tx_bytes", cap), ("%s>%s" % (a, b), ifn, "rx_bytes", cap)]
+                self.dirs += [(f"{b}>{a}", ifn, "tx_bytes", cap), (f"{a}>{b}", ifn, "rx_bytes", cap)]
             elif host_pid is not None:  # a server-server cable: both ends in namespaces
                 end = (host_pid(a), l["a_if"])
-                self.dirs += [("%s>%s" % (a, b), end, "tx_bytes", cap), ("%s>%s" % (b, a), end, "rx_bytes", cap)]
+                self.dirs += [(f"{a}>{b}", end, "tx_bytes", cap), (f"{b}>{a}", end, "rx_bytes", cap)]
         self.names = [d[0] for d in self.dirs]
         self.capacity = {d[0]: d[3] for d in self.dirs}
 
@@ -181,7 +181,7 @@ class LinkSampler(_Sampler):
         """CSV rows: time, then one Mb/s column per direction."""
         rows = [["unix_time"] + self.names]
         for t, vals in self.samples:
-            rows.append(["%.3f" % t] + ["" if v is None else "%.3f" % v for v in vals])
+            rows.append([f"{t:.3f}"] + ["" if v is None else f"{v:.3f}" for v in vals])
         return rows
 
 
@@ -258,11 +258,11 @@ class QueueSampler(_Sampler):
         """CSV rows: end of each period, then per direction the Mb/s sent
         in it and the bytes queued at its start."""
         dirs = sorted(self.devs)
-        rows = [["unix_time"] + ["%s %s" % (d, k) for d in dirs for k in ("mbps", "queued_bytes")]]
+        rows = [["unix_time"] + [f"{d} {k}" for d in dirs for k in ("mbps", "queued_bytes")]]
         for t, (dt, vals) in self.samples:
-            row = ["%.3f" % t]
+            row = [f"{t:.3f}"]
             for d in dirs:
                 v = vals.get(self.devs[d])
-                row += ["", ""] if v is None or dt <= 0 else ["%.3f" % (v[0] * 8 / dt / 1e6), str(v[1])]
+                row += ["", ""] if v is None or dt <= 0 else [f"{v[0] * 8 / dt / 1e6:.3f}", str(v[1])]
             rows.append(row)
         return rows

@@ -50,9 +50,9 @@ def parse_duration(s):
                 v += float(num) * {"h": 3600, "m": 60, "s": 1}[ch]
                 num = ""
             else:
-                raise ValueError("bad duration %r (seconds, or like 30m, 1h)" % s)
+                raise ValueError(f"bad duration {s!r} (seconds, or like 30m, 1h)")
         if num:
-            raise ValueError("bad duration %r (seconds, or like 30m, 1h)" % s)
+            raise ValueError(f"bad duration {s!r} (seconds, or like 30m, 1h)")
     if v <= 0:
         raise ValueError("duration must be positive")
     return v
@@ -92,12 +92,12 @@ class Peers:
             try:
                 name, ev = self.q.get(timeout=max(0.05, deadline - time.time()))
             except queue.Empty:
-                raise ExperimentError("traffic peers not ready after %.0f s: %s" % (
-                    timeout, ", ".join(sorted(set(self.procs) - ready)))) from None
+                missing = ", ".join(sorted(set(self.procs) - ready))
+                raise ExperimentError(f"traffic peers not ready after {timeout:.0f} s: {missing}") from None
             if ev.get("ev") == "ready":
                 ready.add(name)
             elif ev.get("ev") == "exit":
-                raise ExperimentError("traffic peer in %s exited at start" % name)
+                raise ExperimentError(f"traffic peer in {name} exited at start")
             else:
                 held.append((name, ev))
         for x in held:
@@ -229,7 +229,7 @@ def apply_failure(tb, kind, target, down):
             tb.state.save()
             tb.event("agent_restart", target)
     else:
-        raise ValueError("unknown failure kind %r" % kind)
+        raise ValueError(f"unknown failure kind {kind!r}")
 
 
 class Injector:
@@ -345,7 +345,7 @@ def _proc_mem(pid):
     touched for the first time."""
     vals = {}
     try:
-        with open("/proc/%d/status" % pid) as f:
+        with open(f"/proc/{pid:d}/status") as f:
             for line in f:
                 k = line.split(":")[0]
                 if k in ("VmRSS", "VmData", "VmSize"):
@@ -424,7 +424,7 @@ class Phase:
             self.conns[cid] = c
             self.active.add(cid)
             busy.add((src, dst))
-            if not self.peers.cmd(src, "send %d %s %d %d" % (cid, self.w.ip_of(dst), PEER_PORT, n)):
+            if not self.peers.cmd(src, f"send {cid:d} {self.w.ip_of(dst)} {PEER_PORT:d} {int(n)}"):
                 self._lose(c, now, "sender peer gone")
 
     def _lose(self, c, now, reason):
@@ -437,11 +437,10 @@ class Phase:
         c["no_path_s"] = round(nop, 3)
         c["path_remained"] = nop == 0
         self.active.discard(c["id"])
-        self.peers.cmd(c["src"], "abort %d" % c["id"])
-        self.peers.cmd(c["dst"], "abort %d" % c["id"])
-        self.ex.log("  %s: connection %d %s>%s lost (%s; %s)" % (
-            self.label, c["id"], c["src"], c["dst"], reason,
-            "a path remained" if c["path_remained"] else "no path for %.3f s of its stall" % nop))
+        self.peers.cmd(c["src"], f'abort {c["id"]:d}')
+        self.peers.cmd(c["dst"], f'abort {c["id"]:d}')
+        path = "a path remained" if c["path_remained"] else f"no path for {nop:.3f} s of its stall"
+        self.ex.log(f'  {self.label}: connection {c["id"]:d} {c["src"]}>{c["dst"]} lost ({reason}; {path})')
 
     def _handle(self, name, ev, now):
         kind = ev.get("ev")
@@ -460,7 +459,7 @@ class Phase:
             return
         if kind == "exit":
             if not self._stopping:
-                raise ExperimentError("%s: the traffic peer in %s exited" % (self.label, name))
+                raise ExperimentError(f"{self.label}: the traffic peer in {name} exited")
             return
         c = self.conns.get(ev.get("id"))
         if c is None:
@@ -494,7 +493,7 @@ class Phase:
             elif now < self._rto_grace_until(c, now):
                 continue
             else:
-                self._lose(c, now, "no data for %.0f s" % self.a.stall_limit)
+                self._lose(c, now, f"no data for {self.a.stall_limit:.0f} s")
 
     def _rto_grace_until(self, c, now):
         """A stall is judged once the sender has retransmitted into it. A
@@ -509,14 +508,14 @@ class Phase:
         c["grace_stall"], c["grace_until"] = c["t_last"], now
         if c.get("sport") is None or c["src"] not in self.tb.agents:
             return now
-        rc, out, _ = self.tb.run_in(c["src"], ["ss", "-tnoH", "sport", "=", ":%d" % c["sport"]], timeout=5)
+        rc, out, _ = self.tb.run_in(c["src"], ["ss", "-tnoH", "sport", "=", f':{c["sport"]:d}'], timeout=5)
         left = tcpstats.retransmit_timer_s(out) if rc == 0 else None
         if left is not None and left <= self.a.stall_limit:
             c["grace_until"] = now + left + RTO_GRACE_S
             c["rto_grace_s"] = round(left + RTO_GRACE_S, 3)
-            self.ex.log("  %s: connection %d %s>%s: no data for %.0f s, its sender retransmits in %.1f s; "
-                        "judged %.0f s after that" % (self.label, c["id"], c["src"], c["dst"], self.a.stall_limit,
-                                                      left, RTO_GRACE_S))
+            self.ex.log(f'  {self.label}: connection {c["id"]:d} {c["src"]}>{c["dst"]}: no data for '
+                        f'{self.a.stall_limit:.0f} s, its sender retransmits in {left:.1f} s; '
+                        f"judged {RTO_GRACE_S:.0f} s after that")
         return c["grace_until"]
 
     def _snapshot(self, c, now):
@@ -562,7 +561,7 @@ class Phase:
             if not r:
                 return None
             return ["%s-%s %s" % (e["a"], e["b"], "local" if e["kind"] == "local"
-                                  else "%.1f s" % (e["expires_in_ms"] / 1000.0))
+                                  else f'{e["expires_in_ms"] / 1000.0:.1f} s')
                     for e in r.get("failures", [])]
         self.snapshots.append({"conn": c["id"], "src": c["src"], "dst": c["dst"], "sport": sport,
                                "t_s": round(now - self.t0, 3), "stall_from_s": round(c["t_last"] - self.t0, 3),
@@ -581,12 +580,11 @@ class Phase:
                 continue
             tail = _log_tail(name)
             self.crashes.append({"t": now, "agent": name, "pid": p.pid, "status": p.returncode, "log_tail": tail})
-            self.ex.log("  %s: AGENT CRASH %s (pid %d, status %s): %s" % (self.label, name, p.pid, p.returncode,
-                                                                         tail[-200:]))
+            self.ex.log(f"  {self.label}: AGENT CRASH {name} (pid {p.pid:d}, status {p.returncode}): {tail[-200:]}")
             self.tb.agents.pop(name, None)
             self.tb.state.drop_proc(p.pid)
             if sum(1 for c in self.crashes if c["agent"] == name) > 5:
-                raise ExperimentError("%s: the agent of %s crashed 6 times: %s" % (self.label, name, tail[-300:]))
+                raise ExperimentError(f"{self.label}: the agent of {name} crashed 6 times: {tail[-300:]}")
             self.tb.start_agent(name)     # keep the soak going; the crash stays counted
             self.tb.state.save()
 
@@ -607,20 +605,20 @@ class Phase:
         self._sc_done = True
         victim = next(s for s in self.servers if s not in self.injector.churn)
         if self.self_check == "crash":
-            self.ex.log("  self-check: SIGKILL of %s's agent outside the schedule" % victim)
+            self.ex.log(f"  self-check: SIGKILL of {victim}'s agent outside the schedule")
             os.kill(self.tb.agents[victim].pid, signal.SIGKILL)
         elif self.self_check == "blackhole":
             # an 8 bit/s HTB class with a one-packet queue on the server's TUN: what it sends is dropped
             # (netem is not in every kernel; HTB is, since the testbed shapes links with it)
-            self.ex.log("  self-check: what %s sends into dcn0 dropped (8 bit/s HTB) for %.0f s, its links up" % (
-                victim, 2 * self.a.stall_limit + 5))
+            self.ex.log(f"  self-check: what {victim} sends into dcn0 dropped (8 bit/s HTB) "
+                        f"for {2 * self.a.stall_limit + 5:.0f} s, its links up")
             for cmd in (["qdisc", "add", "dev", "dcn0", "root", "handle", "1:", "htb", "default", "10"],
                         ["class", "add", "dev", "dcn0", "parent", "1:", "classid", "1:10", "htb", "rate", "8bit",
                          "ceil", "8bit", "burst", "1", "cburst", "1"],
                         ["qdisc", "add", "dev", "dcn0", "parent", "1:10", "handle", "10:", "pfifo", "limit", "1"]):
                 rc, _, err = self.tb.run_in(victim, ["tc"] + cmd)
                 if rc != 0:
-                    raise ExperimentError("self-check: tc %s in %s: %s" % (" ".join(cmd), victim, err.strip()))
+                    raise ExperimentError(f'self-check: tc {" ".join(cmd)} in {victim}: {err.strip()}')
             # longer than the stall limit and a sender's retransmission grace (_rto_grace_until)
             self._blackhole = (victim, now + 2 * self.a.stall_limit + 5)
 
@@ -642,14 +640,15 @@ class Phase:
             if g[-1][0] > old[0]:
                 rate = (g[-1][1] - old[1]) * 8 / (g[-1][0] - old[0]) / 1e6
         rss = [kb for t, _, _, kb in self.rss if t >= now - 6]
-        self.ex.log("%s %4.0f/%.0f s: connections %d started, %d completed, %d active, %d lost (%d with a path); "
-                    "failures %d (down now: %s); crashes %d; goodput %s Mb/s; CPU %s %%; agent RSS %s kB" % (
-                        self.label, now - self.t0, self.a.phase_seconds, len(self.conns), done, len(self.active),
-                        len(lost), sum(1 for c in lost if c["path_remained"]), sum(self.injector.injected.values()),
-                        self.injector.describe_active(), len(self.crashes),
-                        "-" if rate is None else "%.1f" % rate,
-                        "-" if cpu["mean"] is None else "%.0f" % (100 * cpu["mean"]),
-                        "%d-%d" % (min(rss), max(rss)) if rss else "-"))
+        with_path = sum(1 for c in lost if c["path_remained"])
+        goodput = "-" if rate is None else f"{rate:.1f}"
+        cpu_pct = "-" if cpu["mean"] is None else f'{100 * cpu["mean"]:.0f}'
+        rss_kb = f"{min(rss):d}-{max(rss):d}" if rss else "-"
+        self.ex.log(f"{self.label} {now - self.t0:4.0f}/{self.a.phase_seconds:.0f} s: connections {len(self.conns)} "
+                    f"started, {done:d} completed, {len(self.active)} active, {len(lost)} lost ({with_path:d} with a "
+                    f"path); failures {sum(self.injector.injected.values()):d} (down now: "
+                    f"{self.injector.describe_active()}); crashes {len(self.crashes)}; goodput {goodput} Mb/s; "
+                    f"CPU {cpu_pct} %; agent RSS {rss_kb} kB")
 
     def run(self):
         a = self.a
@@ -675,8 +674,9 @@ class Phase:
                     self.injector.restore_all()
                     self._self_check_end(now, force=True)
                     drain_end = now + 2 * a.stall_limit + 5   # a stall, then a retransmission's grace
-                    self.ex.log("%s: traffic and failures stopped at %.0f s; every failure restored; draining %d "
-                                "connections" % (self.label, now - self.t0, len(self.active)))
+                    self.ex.log(f"{self.label}: traffic and failures stopped at {now - self.t0:.0f} s; every failure "
+                                f"restored; draining {len(self.active)} "
+                                "connections")
                 self._self_check_end(now)
                 self.injector.tick(now, allow_new=sending)
                 self._check_agents(now)
@@ -740,8 +740,8 @@ class Phase:
         T, D = self.t0, self.t1 - self.t0
         b0, b1, e0 = [T + x for x in self.memory_windows(warm, warm_min_s, base, last)]
         if b1 > e0:
-            return [], "phase of %.0f s too short: the warm-up (%.0f s) and the two windows (%.0f %% each) do " \
-                       "not fit" % (D, b0 - T, 100 * base)
+            return [], (f"phase of {D:.0f} s too short: the warm-up ({b0 - T:.0f} s) and the two windows "
+                        f"({100 * base:.0f} % each) do not fit")
         by_pid = collections.defaultdict(list)
         for (t, name, pid, kb), (data, size) in zip(self.rss, self.vm):
             by_pid[(name, pid)].append((t, kb, data, size))

@@ -161,7 +161,7 @@ def main():
                 if n == 0:
                     if r.id is not None and r.got < r.total:
                         emit({"ev": "rx_err", "id": r.id, "bytes": r.got, "t_last": r.t_last, "gaps": r.gaps,
-                              "err": "EOF after %d of %d bytes" % (r.got, r.total)})
+                              "err": f"EOF after {r.got:d} of {r.total:d} bytes"})
                     close_rx(r)
                     continue
                 data = recvbuf[:n]

@@ -19,7 +19,7 @@ def read_counters(pid):
     out = {}
     for name in ("snmp", "netstat"):
         try:
-            with open("/proc/%d/net/%s" % (pid, name)) as f:
+            with open(f"/proc/{pid:d}/net/{name}") as f:
                 lines = f.read().splitlines()
         except OSError:
             continue

@@ -18,7 +18,7 @@ class Flow:
         if (nbytes is None) == (seconds is None):
             raise ValueError("a flow has a size or a duration")
         self.src, self.dst, self.nbytes, self.seconds = src, dst, nbytes, seconds
-        self.label = label or "%s>%s" % (src, dst)
+        self.label = label or f"{src}>{dst}"
         self.cport = cport
         self.port = None
         self.server = self.client = None
@@ -61,12 +61,12 @@ def run_flows(ex, tb, flows, port_base=5201, timeout=None, progress_every=5.0, o
         f.port = ports[f.dst]
         ip = tb.wiring.ip_of(f.dst)
         f.server = tb.spawn_in(f.dst, ["iperf3", "-s", "-1", "-B", ip, "-p", str(f.port)],
-                               "iperf3 -s in %s" % f.dst, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                               f"iperf3 -s in {f.dst}", stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     time.sleep(0.5 + 0.005 * len(flows))
     for f in flows:
         if f.server.poll() is not None:
-            raise ExperimentError("iperf3 server in %s port %d exited: %s" % (
-                f.dst, f.port, f.server.stderr.read().decode(errors="replace")[:200]))
+            raise ExperimentError(f'iperf3 server in {f.dst} port {f.port:d} exited: '
+                                  f'{f.server.stderr.read().decode(errors="replace")[:200]}')
     t0 = time.time()
     for f in flows:
         cmd = ["iperf3", "-c", tb.wiring.ip_of(f.dst), "-p", str(f.port), "-J", "-i", "1",
@@ -75,7 +75,7 @@ def run_flows(ex, tb, flows, port_base=5201, timeout=None, progress_every=5.0, o
         if f.cport:
             cmd += ["--cport", str(f.cport)]
         f.start_time = time.time()
-        f.client = tb.spawn_in(f.src, cmd, "iperf3 -c in %s" % f.src, stdout=subprocess.PIPE,
+        f.client = tb.spawn_in(f.src, cmd, f"iperf3 -c in {f.src}", stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE)
     state.kill_point("flows")  # tests: SIGKILL with the traffic running
     pending = list(flows)
@@ -91,11 +91,11 @@ def run_flows(ex, tb, flows, port_base=5201, timeout=None, progress_every=5.0, o
             if on_tick:
                 on_tick(now - t0)
             if now - last >= progress_every and pending:
-                ex.log("  flows done %d/%d (%.0f s)" % (len(flows) - len(pending), len(flows), now - t0))
+                ex.log(f"  flows done {len(flows) - len(pending):d}/{len(flows)} ({now - t0:.0f} s)")
                 last = now
             if timeout and now - t0 > timeout:
                 for f in pending:
-                    f.error = "timeout after %.0f s" % timeout
+                    f.error = f"timeout after {timeout:.0f} s"
                     f.client.kill()
                     _collect(tb, f)
                 break
@@ -119,7 +119,7 @@ def _collect(tb, f):
         f.result = None
     if f.client.returncode != 0 or not f.result or "error" in f.result:
         f.error = (f.result or {}).get("error") or err.decode(errors="replace")[:200] or \
-            "iperf3 exited with %s" % f.client.returncode
+            f"iperf3 exited with {f.client.returncode}"
 
 
 def all_to_all_plan(names, nbytes):
@@ -206,20 +206,20 @@ def run_relays(ex, tb, plan, timeout=600, progress_every=10.0):
     from orchestrator.topology import tool_path
     exe = tool_path(ex.a.build_dir, "dcn-relay")
     if not exe:
-        raise ExperimentError("dcn-relay not found in %s: run make build" % ex.a.build_dir)
+        raise ExperimentError(f"dcn-relay not found in {ex.a.build_dir}: run make build")
     ip = tb.wiring.ip_of
     procs = []
     for (node, port), spec in sorted(plan.inst.items()):
         cmd = [exe, "recv", "--listen", str(port), "--bind", ip(node), "--expect", str(spec["expect"]),
                "--json", "--timeout", "600"]
         for fn, fp in spec["forward"]:
-            cmd += ["--forward", "%s:%d" % (ip(fn), fp)]
+            cmd += ["--forward", f"{ip(fn)}:{fp:d}"]
         procs.append(((node, port), tb.spawn_in(node, cmd, "dcn-relay recv in " + node,
                                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)))
     time.sleep(0.5 + 0.01 * len(procs))
     senders = {}
     for src, node, port, nbytes in plan.sends:
-        senders.setdefault(src, []).append("%s:%d:%d" % (ip(node), port, nbytes))
+        senders.setdefault(src, []).append(f"{ip(node)}:{port:d}:{int(nbytes)}")
     t0 = time.time()
     for src, tos in senders.items():
         cmd = [exe, "send", "--json", "--timeout", "600"]
@@ -246,10 +246,11 @@ def run_relays(ex, tb, plan, timeout=600, progress_every=10.0):
                     pending.remove(item)
             if time.time() - t0 > timeout:
                 for key, p in pending:
-                    results[key] = {"exit": None, "stderr": "timeout after %.0f s" % timeout}
+                    results[key] = {"exit": None, "stderr": f"timeout after {timeout:.0f} s"}
                 break
             if time.time() - last >= progress_every and pending:
-                ex.log("  relay processes done %d/%d (%.0f s)" % (len(procs) - len(pending), len(procs), time.time() - t0))
+                ex.log(f"  relay processes done {len(procs) - len(pending):d}/{len(procs)} ({time.time() - t0:.0f} "
+                       "s)")
                 last = time.time()
             time.sleep(0.1)
     finally:
@@ -289,5 +290,5 @@ def topo_json(ex, *args):
     exe = tool_path(ex.a.build_dir, "dcn-topo")
     r = subprocess.run([exe] + list(args), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     if r.returncode != 0:
-        raise ExperimentError("dcn-topo %s: %s" % (" ".join(args), r.stderr.strip()))
+        raise ExperimentError(f'dcn-topo {" ".join(args)}: {r.stderr.strip()}')
     return json.loads(r.stdout)
