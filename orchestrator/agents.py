@@ -1,15 +1,22 @@
 """The agents: one dcn-agent per server, started in its namespace, asked for
 status over its control socket, waited for, stopped."""
+from __future__ import annotations
+
 import json
 import os
 import socket
 import subprocess
 import time
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING, Any
 
 from . import netops, state
 from .errors import TestbedError
 from .status_poll import StatusPoller
+
+if TYPE_CHECKING:
+    from .hosts import DcnHost
 
 RUN_DIR = state.STATE_DIR
 # dcn-agent's two data paths (--data-path; docs/protocol.md, "Data paths"):
@@ -23,14 +30,14 @@ DATA_PATH_TEXT = {"agent": "the agent's data path: every frame through the agent
                   "kernel": "the kernel's data path: plain data frames relayed, sent and delivered in the kernel"}
 
 
-def data_path_args(path):
+def data_path_args(path: str) -> tuple:
     """dcn-agent's options for the data path `path` (agent or kernel)."""
     if path not in DATA_PATHS:
         raise ValueError(f'the data path is {" or ".join(DATA_PATHS)}, not {path!r}')
     return ("--data-path", path)
 
 
-def data_path_of(agent_args):
+def data_path_of(agent_args: Sequence[str]) -> str:
     """The inverse: the data path that dcn-agent options give, read as the
     agent reads them (the last `--data-path PATH` or `--data-path=PATH`
     counts); the agent's default without one."""
@@ -68,7 +75,7 @@ class Agents:
         self.state.add_proc(p.pid, what, save=False)
         return p
 
-    def start_agent(self, name):
+    def start_agent(self, name: str) -> subprocess.Popen:
         h = self.hosts[name]
         errf = open(os.path.join(RUN_DIR, "logs", name + ".stderr"), "ab")
         try:
@@ -96,10 +103,10 @@ class Agents:
         self.state.save()
         self.log(f"*** {len(self.agents)} agents started ({time.time() - t0:.1f} s)")
 
-    def agent_status(self, name, timeout=5):
+    def agent_status(self, name: str, timeout: float = 5) -> dict | None:
         return self.agent_request(name, "status", timeout)
 
-    def agent_request(self, name, request, timeout=5):
+    def agent_request(self, name: str, request: str, timeout: float = 5) -> dict | None:
         """The parsed answer of `dcn-ctl -n NAME REQUEST --json`, spoken
         directly on the agent's control socket (one line request, answer
         until close; agent/src/agent/ctl/ctl.h), or None: no process per query,
@@ -132,7 +139,7 @@ class Agents:
                 pass
         return f"agent {name} exited with status {p.returncode}: {tail.strip()}"
 
-    def wait_ready(self, names=None, timeout=None):
+    def wait_ready(self, names: list[str] | None = None, timeout: float | None = None) -> float:
         """Waits until every agent named is ready. Driven by progress, not
         by a fixed time: it fails only when for `timeout` seconds (default:
         --ready-timeout, else 30 s + 0.05 s a server + the dead interval) no
@@ -183,7 +190,7 @@ class Agents:
                                        f'{time.time() - t0:.0f} s in all ({"; ".join(detail)})')
         return time.time() - t0
 
-    def stop_agent(self, name, grace=3.0):
+    def stop_agent(self, name: str, grace: float = 3.0) -> None:
         p = self.agents.pop(name, None)
         if p is None:
             return
@@ -197,13 +204,14 @@ class Agents:
         self.state.drop_proc(p.pid)
 
     # -------------------------------------------------------- helpers for use
-    def host(self, name):
+    def host(self, name: str) -> DcnHost:
         try:
             return self.hosts[name]
         except KeyError:
             raise TestbedError(f"no server named {name}") from None
 
-    def spawn_in(self, name, cmd, what=None, save=True, **kw):
+    def spawn_in(self, name: str, cmd: list[str], what: str | None = None, save: bool = True,
+                 **kw: Any) -> subprocess.Popen:
         """Start a tracked auxiliary process (iperf, ping) in a server
         (save=False: the caller writes the state file after a batch)."""
         p = self._spawn(self.host(name), cmd, what or ("aux in " + name), **kw)
@@ -212,11 +220,11 @@ class Agents:
         self.aux[p.pid] = p
         return p
 
-    def reap(self, p, save=True):
+    def reap(self, p: subprocess.Popen, save: bool = True) -> None:
         self.aux.pop(p.pid, None)
         self.state.drop_proc(p.pid, save=save)
 
-    def run_in(self, name, cmd, timeout=60):
+    def run_in(self, name: str, cmd: list[str], timeout: float = 60) -> tuple:
         """Run cmd in a server, wait, return (rc, stdout, stderr); tracked while it runs."""
         p = self.spawn_in(name, cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         try:

@@ -1,6 +1,8 @@
 """Bring-up: the wiring from the C library, then hosts, veth links, switches
 (OVS or Linux bridges) and per-port configuration (offloads, shaping),
 each named in the state file before it is created."""
+from __future__ import annotations
+
 import os
 import shutil
 import socket
@@ -27,7 +29,7 @@ class BringUp:
     TOOLS = ("ip", "tc", "bash", "mnexec")
     OVS_TOOLS = ("ovs-vsctl", "ovsdb-server", "ovs-vswitchd")
 
-    def preflight(self):
+    def preflight(self) -> None:
         """Every check that needs nothing built and no lock: the spec
         (dcn-topo export), the agent's verdict on it, the tools on PATH.
         Raises TestbedError (one line). start() runs it when not done yet."""
@@ -86,7 +88,7 @@ class BringUp:
             if why:
                 raise TestbedError(f"control socket {path} is occupied ({why}); stop that agent or remove the file")
 
-    def start(self):
+    def start(self) -> BringUp:
         t_all = time.time()
         self.preflight()
         w = self.wiring

@@ -15,6 +15,8 @@ their processes.
 
   /usr/bin/python3 -m orchestrator.calibrate      print it as JSON (root)
 """
+from __future__ import annotations
+
 import json
 import os
 import statistics
@@ -45,7 +47,7 @@ def _veth_batch():
                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
 
-def calibrate():
+def calibrate() -> dict:
     """{"processes_100_s", "namespaces_100_s", "veth_100_s", "rounds"}: the
     median seconds of each step (root needed for the last two; without it
     they are None)."""
@@ -63,7 +65,7 @@ def calibrate():
     return out
 
 
-def describe(cal):
+def describe(cal: dict) -> str:
     """One line for a table's heading."""
     def s(k):
         return f"{cal[k]:.2f} s" if cal.get(k) is not None else "n/a"

@@ -4,12 +4,15 @@ switch port), writing one pcap file per port, packet-buffered (`-U`) so that
 the file is complete up to the last packet whenever it is read; ended by PID
 (`capture stop`, or first thing at teardown). Used by `dcn_testbed.py
 --capture` and the CLI's `capture` command (docs/inspection.md)."""
+from __future__ import annotations
+
 import datetime
 import os
 import re
 import shutil
 import subprocess
 import time
+from collections.abc import Iterable
 
 from . import netops, state
 from .errors import TestbedError
@@ -19,12 +22,12 @@ DEFAULT_PARENT = os.path.join(REPO, "results", "captures")
 RUN_DIR = state.STATE_DIR
 
 
-def default_dir():
+def default_dir() -> str:
     """results/captures/<UTC date-time>/: one folder per testbed run."""
     return os.path.join(DEFAULT_PARENT, datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%d-%H%M%S"))
 
 
-def split_ports(values):
+def split_ports(values: Iterable[str]) -> list[str]:
     """`--capture h01,h10-eth0 --capture s0_0-eth1` -> the names, in order."""
     out = []
     for v in values or ():
@@ -75,7 +78,7 @@ class Captures:
                 alias[ifn] = label
         return table, alias
 
-    def resolve_ports(self, names):
+    def resolve_ports(self, names: list[str]) -> list[str]:
         """Port labels for the given names: a port (h00-eth0, s0_0-eth1,
         dcn0-eth1), or a node name for all its ports (h01, s0_0). One
         TestbedError naming the first unknown name."""
@@ -102,11 +105,11 @@ class Captures:
         return out
 
     @staticmethod
-    def check_capture_tool():
+    def check_capture_tool() -> None:
         if not shutil.which("tcpdump"):
             raise TestbedError("capture needs tcpdump (apt install tcpdump)")
 
-    def prepare_capture_dir(self, directory=None):
+    def prepare_capture_dir(self, directory: str | None = None) -> str:
         """The folder of this run's captures, created (with a clear error if
         it cannot be)."""
         d = os.path.abspath(directory or self.capture_dir or default_dir())
@@ -129,7 +132,7 @@ class Captures:
         return path
 
     # ------------------------------------------------------------- start/stop
-    def capture_start(self, names):
+    def capture_start(self, names: list[str]) -> list:
         """Start a tcpdump on each port named; returns [(label, path)] once
         every one of them listens. Ports already captured are an error."""
         self.check_capture_tool()
@@ -192,7 +195,7 @@ class Captures:
             if pending:
                 time.sleep(0.02)
 
-    def capture_stop(self, names=None, quiet=False):
+    def capture_stop(self, names: list[str] | None = None, quiet: bool = False) -> list[tuple[str, str, int | None]]:
         """Stop the captures on the ports named (all without names): SIGTERM
         by PID, tcpdump writes out its last packets and exits. Returns
         [(label, path, packets or None)]."""
@@ -225,7 +228,7 @@ class Captures:
             self.state.save()
         return out
 
-    def capture_list(self):
+    def capture_list(self) -> list:
         return [(lb, c["ifname"], c["path"]) for lb, c in self.captures.items()]
 
 

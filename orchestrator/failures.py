@@ -1,5 +1,7 @@
 """Failure injection: links, servers and switches down and up, each logged
 with a timestamp (the experiments' timelines read these events)."""
+from __future__ import annotations
+
 import datetime
 
 from . import linkclass, netops
@@ -12,7 +14,7 @@ from .errors import TestbedError
 SILENT_HANDLE = "7:"
 
 
-def silent_lines(ifname):
+def silent_lines(ifname: str) -> list:
     return [f"qdisc replace dev {ifname} root handle {SILENT_HANDLE} htb default 1",
             f"class add dev {ifname} parent {SILENT_HANDLE} classid {SILENT_HANDLE}1 htb rate 8bit ceil 8bit burst 1 "
             "cburst 1",
@@ -26,7 +28,7 @@ def _now_iso():
 class Failures:
     """Mixin of Testbed."""
 
-    def event(self, what, *args):
+    def event(self, what: str, *args: str) -> None:
         line = f'{_now_iso()} {what} {" ".join(args)}'
         self.events.append(line)
         self.log("[event] " + line)
@@ -64,11 +66,11 @@ class Failures:
             self._set_end(l["b"], l["b_if"], up)
         return links
 
-    def link_down(self, a, b):
+    def link_down(self, a: str, b: str) -> None:
         self._set_link(a, b, False)
         self.event("link_down", a, b)
 
-    def link_up(self, a, b):
+    def link_up(self, a: str, b: str) -> None:
         self._set_link(a, b, True)
         self.event("link_up", a, b)
 
@@ -90,7 +92,7 @@ class Failures:
     def _tc(self, node, lines):
         netops.run_batch("tc", lines, pid=self._netns_pid(node), check=False)
 
-    def link_silent(self, a, b, direction="both"):
+    def link_silent(self, a: str, b: str, direction: str = "both") -> None:
         """A silent failure of the link(s) between a and b: every frame of
         the direction(s) dropped, the carrier up on both ends (the agents
         find it by missed hellos only). direction: "both" or "A>B"."""
@@ -100,7 +102,7 @@ class Failures:
             self.silenced.add((node, ifn))
         self.event("link_silent", a, b, direction)
 
-    def link_unsilent(self, a, b):
+    def link_unsilent(self, a: str, b: str) -> None:
         """The link(s) between a and b carry frames again, shaped as before."""
         for node, ifn, l in self._silent_ends(a, b, "both"):
             if (node, ifn) in self.silenced:
@@ -111,7 +113,7 @@ class Failures:
     def _server_ports(self, name):
         return [l["a_if"] if l["a"] == name else l["b_if"] for l in self.wiring.links_of(name)]
 
-    def server_down(self, name):
+    def server_down(self, name: str) -> None:
         """Server failure: its agent stopped, all its ports down."""
         if self._node_kind(name) != "server":
             raise TestbedError(f"{name} is not a server")
@@ -119,7 +121,7 @@ class Failures:
         netops.set_up(self._server_ports(name), self.hosts[name].pid, False)
         self.event("server_down", name)
 
-    def server_up(self, name, wait=False):
+    def server_up(self, name: str, wait: bool = False) -> None:
         if self._node_kind(name) != "server":
             raise TestbedError(f"{name} is not a server")
         netops.set_up(self._server_ports(name), self.hosts[name].pid, True)
@@ -133,14 +135,14 @@ class Failures:
     def _switch_ports(self, name):
         return [l["a_if"] if l["a"] == name else l["b_if"] for l in self.wiring.links_of(name)]
 
-    def switch_down(self, name):
+    def switch_down(self, name: str) -> None:
         """Switch failure: every port of the bridge down (its peers lose carrier)."""
         if self._node_kind(name) != "switch":
             raise TestbedError(f"{name} is not a switch")
         netops.set_up(self._switch_ports(name), None, False)
         self.event("switch_down", name)
 
-    def switch_up(self, name):
+    def switch_up(self, name: str) -> None:
         if self._node_kind(name) != "switch":
             raise TestbedError(f"{name} is not a switch")
         netops.set_up(self._switch_ports(name), None, True)

@@ -2,6 +2,8 @@
 or even exported: a testbed far too large for the memory would otherwise
 die late, after minutes of bring-up (`bcube n=32 k=3` is a million
 servers)."""
+from __future__ import annotations
+
 from .ovs import mem_available_kib
 
 # Memory a server costs with its agent, its links and its share of the
@@ -14,11 +16,11 @@ MIB_PER_SERVER = 3.5
 MEM_SHARE = 0.8
 
 
-def mem_available_mib():
+def mem_available_mib() -> float:
     return mem_available_kib() / 1024.0
 
 
-def too_large(counts, available_mib):
+def too_large(counts: dict, available_mib: float) -> str | None:
     """A one-line reason why a topology of counts (topology.counts) does not
     fit in available_mib, or None when it does."""
     need = counts["servers"] * MIB_PER_SERVER

@@ -2,7 +2,10 @@
 Mininet TCLink options (bw in Mb/s, delay, jitter, loss, max_queue_size) and
 turned into tc commands with Mininet's own TCIntf command builders; the
 commands then run in batches instead of one shell round trip each."""
+from __future__ import annotations
+
 import re
+from collections.abc import Iterable
 
 from mininet.link import TCIntf
 
@@ -48,7 +51,7 @@ HIGHSPEED_FAMILIES = ("mdcube",)
 HIGHSPEED_FACTOR = 2  # MDCube testbed: a bundle of 2 switch ports per fibre
 
 
-def highspeed_default(server):
+def highspeed_default(server: dict) -> dict:
     """The MDCube testbed's inter-container link: twice the server rate."""
     out = dict(server)
     if out.get("bw") is not None:
@@ -56,14 +59,14 @@ def highspeed_default(server):
     return out
 
 
-def params_for(family, kind, server, highspeed):
+def params_for(family: str, kind: str, server: dict, highspeed: dict) -> dict:
     """The class of one link, by the family's paper setup."""
     if kind == "switch-switch" and family in HIGHSPEED_FAMILIES:
         return highspeed
     return server
 
 
-def plan_lines(family, kinds, server, highspeed, mtu):
+def plan_lines(family: str, kinds: Iterable[str], server: dict, highspeed: dict, mtu: int) -> list[str]:
     """What the plan printed at start says about link classes."""
     out = [f"server links: {describe(server)}, MTU {mtu:d}"]
     if kinds.get("switch-switch"):
@@ -87,7 +90,7 @@ class _TcCmdBuilder(TCIntf):
 _BUILDER = _TcCmdBuilder()
 
 
-def leaf_fifo(params):
+def leaf_fifo(params: dict) -> str | None:
     """The FIFO under the shaper: "bfifo limit B" for a queue in bytes (a
     switch port's buffer), "pfifo limit N" for one in packets, or None
     (the kernel's: a pfifo of txqueuelen, 1000 packets)."""
@@ -99,7 +102,7 @@ def leaf_fifo(params):
     return None
 
 
-def tc_lines(ifname, params):
+def tc_lines(ifname: str, params: dict) -> list[str]:
     """`tc -batch` lines shaping ifname's egress like TCLink would."""
     p = params or {}
     if p.get("bw") is None and not p.get("delay") and not p.get("loss") and leaf_fifo(p) is None:
@@ -123,7 +126,7 @@ def tc_lines(ifname, params):
     return [(c % ("", ifname)).strip() for c in cmds + more]
 
 
-def tbf_lines(ifname, bw, fifo):
+def tbf_lines(ifname: str, bw: float, fifo: str | None) -> list:
     """A token bucket at bw Mb/s over `fifo` (leaf_fifo(); the kernel's
     pfifo of 1000 packets when None), as the htb class and its leaf would give."""
     return [f"qdisc add dev {ifname} root handle 5:0 tbf rate {bw:f}Mbit burst {TBF_BURST} limit 15000",
@@ -131,7 +134,7 @@ def tbf_lines(ifname, bw, fifo):
             f"{f'pfifo limit {DEFAULT_QUEUE_PKTS:d}' if fifo is None else fifo}"]
 
 
-def small_first_lines(ifname, bw, fifo):
+def small_first_lines(ifname: str, bw: float, fifo: str | None) -> list[str]:
     """Below Mininet's htb class 5:1 (the link rate): 5:10 for small frames,
     priority 0, and 5:11 for the rest, priority 1 (with `fifo`, leaf_fifo(),
     when given); u32 filters sort the frames. 5:1's own leaf goes."""
@@ -148,7 +151,7 @@ def small_first_lines(ifname, bw, fifo):
     return out
 
 
-def describe(params):
+def describe(params: dict) -> str:
     p = params or {}
     parts = []
     parts.append(f'{p["bw"]:g} Mb/s' if p.get("bw") is not None else "unshaped")
@@ -187,7 +190,7 @@ def _seconds(text):
     return float(m.group(1)) * {"us": 1e-6, "ms": 1e-3, "s": 1.0}[m.group(3)]
 
 
-def parse_override(text, base):
+def parse_override(text: str, base: dict) -> dict:
     """'bw=200,delay=1ms,loss=0.1,max_queue_size=100,queue_bytes=131072,small_first=on,shaper=tbf'
     (bw=none: unshaped)."""
     out = dict(base)

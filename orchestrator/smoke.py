@@ -2,12 +2,19 @@
 pairs for small instances, a sample covering every server otherwise) and one
 iperf3 TCP transfer between two servers far apart (across a relay when the
 family relays)."""
+from __future__ import annotations
+
 import json
 import os
 import random
 import signal
 import subprocess
 import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .testbed import Testbed
 
 # Above this many servers the smoke check pings a random sample of at most
 # SCALE_PAIRS pairs, all in parallel, within SCALE_BUDGET_S seconds (issue 9:
@@ -24,7 +31,7 @@ LATE_PAIRS = 8
 LATE_WAIT_S = 10
 
 
-def choose_pairs(servers, max_pairs=1100, seed=1):
+def choose_pairs(servers: list[str], max_pairs: int = 1100, seed: int = 1) -> list[tuple[str, str]]:
     """All ordered pairs when few; else a derangement (every server sends and
     receives once) plus random pairs up to max_pairs."""
     n = len(servers)
@@ -44,15 +51,16 @@ def choose_pairs(servers, max_pairs=1100, seed=1):
     return sorted(pairs)
 
 
-def ping_script(ips, count, interval, wait_s):
+def ping_script(ips: list[str], count: int, interval: float, wait_s: float) -> str:
     """One shell in the source server pings every destination at once."""
     return (f'for d in {" ".join(ips)}; do (if ping -n -q -c {int(count)} -i {interval} -W {int(wait_s)} $d >/dev/null '
             '2>&1; '
             'then echo "ok $d"; else echo "fail $d"; fi) & done; wait')
 
 
-def ping_pairs(tb, pairs, count=3, interval=0.2, wait_s=2, max_inflight=256, log=None,
-               deadline_s=None, progress_s=2.0):
+def ping_pairs(tb: Testbed, pairs: list[tuple[str, str]], count: int = 3, interval: float = 0.2, wait_s: float = 2,
+               max_inflight: int = 256, log: Callable[[str], None] | None = None, deadline_s: float | None = None,
+               progress_s: float = 2.0) -> tuple:
     """Returns (ok_pairs, failed_pairs). The pings from one source run in
     parallel in one shell inside that server; up to max_inflight pings are
     under way at a time, more start as sources finish. With log, progress is
@@ -136,7 +144,7 @@ def ping_pairs(tb, pairs, count=3, interval=0.2, wait_s=2, max_inflight=256, log
     return ok, failed
 
 
-def far_pair(tb):
+def far_pair(tb: Testbed) -> tuple:
     """(src, dst, hops): server 0 and the server farthest from it in server hops."""
     w = tb.wiring
     src = w.server_list[0]["name"]
@@ -145,7 +153,7 @@ def far_pair(tb):
     return src, dst, dist[dst]
 
 
-def iperf(tb, src, dst, seconds=2, port=5201, timeout=30):
+def iperf(tb: Testbed, src: str, dst: str, seconds: float = 2, port: int = 5201, timeout: float = 30) -> dict:
     """TCP throughput src -> dst in Mb/s (receiver side), raises on failure."""
     ip = tb.wiring.ip_of(dst)
     server = tb.spawn_in(dst, ["iperf3", "-s", "-1", "-B", ip, "-p", str(port)], "iperf3 -s in " + dst,
@@ -183,7 +191,7 @@ def iperf(tb, src, dst, seconds=2, port=5201, timeout=30):
         tb.reap(server)
 
 
-def carrier_check(tb):
+def carrier_check(tb: Testbed) -> list[tuple[str, str]]:
     """Every port of every link has carrier on both ends: [(node, ifname)] without."""
     from . import netops
     bad = []
@@ -195,7 +203,7 @@ def carrier_check(tb):
     return bad
 
 
-def l2_pairs(tb):
+def l2_pairs(tb: Testbed) -> list[tuple[str, str]]:
     """Without agents, a server only has an address on its lowest port: pairs
     of servers whose lowest ports share a switch (each such switch once)."""
     w = tb.wiring
@@ -215,7 +223,7 @@ def l2_pairs(tb):
     return pairs
 
 
-def smoke_pairs(servers, max_pairs=1100, seed=1):
+def smoke_pairs(servers: list[str], max_pairs: int = 1100, seed: int = 1) -> list[tuple[str, str]]:
     """The pairs the smoke check pings: choose_pairs() up to SCALE_SERVERS
     servers; above, a random sample of at most SCALE_PAIRS distinct ordered
     pairs (every pair costs a ping process while thousands of agents hold
@@ -231,7 +239,8 @@ def smoke_pairs(servers, max_pairs=1100, seed=1):
     return sorted(pairs)
 
 
-def late_check(tb, failed, log, pairs=LATE_PAIRS, wait_s=LATE_WAIT_S):
+def late_check(tb: Testbed, failed: list[tuple[str, str]], log: Callable[[str], None], pairs: int = LATE_PAIRS,
+               wait_s: float = LATE_WAIT_S) -> dict:
     """One ping with a wait of wait_s seconds to each of the first `pairs`
     failed pairs, all at once, the whole within wait_s + 2 s. Returns
     {"tried", "answered", "wait_s"}, and says what it means."""
@@ -248,7 +257,7 @@ def late_check(tb, failed, log, pairs=LATE_PAIRS, wait_s=LATE_WAIT_S):
     return {"tried": len(tried), "answered": len(ok), "wait_s": wait_s}
 
 
-def smoke(tb, max_pairs=1100, iperf_seconds=2, log=print):
+def smoke(tb: Testbed, max_pairs: int = 1100, iperf_seconds: int = 2, log: Callable[[str], None] = print) -> dict:
     import shutil
     if not shutil.which("ping") or not shutil.which("iperf3"):
         raise RuntimeError("ping or iperf3 missing (sudo make deps)")

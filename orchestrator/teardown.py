@@ -1,6 +1,8 @@
 """Teardown: removes exactly what the run created (processes by PID, bridges,
 host namespaces, root-side veths, control sockets), each step even when an
 earlier one failed."""
+from __future__ import annotations
+
 import os
 import signal
 import time
@@ -11,7 +13,7 @@ from . import netops, ovs, state
 class Teardown:
     """Mixin of Testbed."""
 
-    def stop(self):
+    def stop(self) -> None:
         if self._stopped:
             return
         self._stopped = True
@@ -119,7 +121,7 @@ class Teardown:
             state.remove_stale_socket(s)
 
     # ------------------------------------------------------------ inspection
-    def leftovers(self):
+    def leftovers(self) -> dict:
         """What of this run still exists (empty lists after a clean stop)."""
         w = self.wiring
         out = {"bridges": [], "links": [], "hosts": [], "procs": []}

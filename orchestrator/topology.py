@@ -1,5 +1,7 @@
 """The wiring, read from the C library (`dcn-topo export`), never rebuilt in
 Python, plus the names the emulation gives to hosts, bridges and interfaces."""
+from __future__ import annotations
+
 import json
 import os
 import shlex
@@ -14,7 +16,7 @@ class TopoError(RuntimeError):
     pass
 
 
-def tool_path(build_dir, name):
+def tool_path(build_dir: str, name: str) -> str | None:
     """Locate a project binary (dcn-topo, dcn-agent, dcn-ctl) in a build tree."""
     for sub in ("agent/src/cli", "agent/src/agent", "agent/src/tools", "agent/src", "bin", ""):
         p = os.path.join(build_dir, sub, name)
@@ -44,7 +46,7 @@ def _dcn_topo(build_dir, command, spec, *extra):
         raise TopoError(f"{exe} {command} printed no JSON ({e})") from None
 
 
-def counts(build_dir, spec):
+def counts(build_dir: str, spec: str) -> dict:
     """{"servers", "switches", "links"} of a spec, from `dcn-topo stats`
     without its path search: cheap even for a topology far too large to
     export, so that a size check can come first."""
@@ -55,7 +57,7 @@ def counts(build_dir, spec):
         raise TopoError(f"dcn-topo stats printed no usable counts ({type(e).__name__}: {e})") from None
 
 
-def export(build_dir, spec):
+def export(build_dir: str, spec: str) -> Wiring:
     d = _dcn_topo(build_dir, "export", spec)
     try:
         return Wiring(d, spec)
@@ -69,7 +71,7 @@ class Wiring:
     servers/switches: dicts id -> {"id","name","ports"}; links: list of dicts
     with a/b names, ports and kind, plus the emulated interface names."""
 
-    def __init__(self, data, spec):
+    def __init__(self, data: dict, spec: str) -> None:
         self.spec = " ".join(shlex.split(spec))
         self.family = data["family"]
         self.params = data.get("params", {})
@@ -95,10 +97,10 @@ class Wiring:
             link["b_if"] = self.ifname(link["b"], link["b_port"])
         self.n_servers = n_srv
 
-    def is_server(self, name):
+    def is_server(self, name: str) -> bool:
         return name in self.servers
 
-    def ifname(self, node, port):
+    def ifname(self, node: str, port: int) -> str:
         if node in self.switches:
             return f"{self.bridge[node]}-eth{port:d}"
         name = f"{node}-eth{port:d}"
@@ -111,21 +113,21 @@ class Wiring:
         return name
 
     @staticmethod
-    def server_ip(sid):
+    def server_ip(sid: int) -> str:
         """docs/interfaces.md: server id s -> 10.0.0.0 + s + 1."""
         v = 0x0A000000 + sid + 1
         return f"{v >> 24:d}.{(v >> 16) & 255:d}.{(v >> 8) & 255:d}.{v & 255:d}"
 
-    def ip_of(self, server):
+    def ip_of(self, server: str) -> str:
         return self.server_ip(self.servers[server]["id"])
 
-    def links_between(self, a, b):
+    def links_between(self, a: str, b: str) -> list:
         return [l for l in self.links if {l["a"], l["b"]} == {a, b}]
 
-    def links_of(self, node):
+    def links_of(self, node: str) -> list:
         return [l for l in self.links if node in (l["a"], l["b"])]
 
-    def switch_loops(self):
+    def switch_loops(self) -> bool:
         """True when switch-switch links alone form a cycle (e.g. a fat-tree):
         dumb learning switches would then loop broadcasts forever."""
         parent = {}
@@ -145,7 +147,7 @@ class Wiring:
             parent[ra] = rb
         return False
 
-    def server_hops_from(self, src):
+    def server_hops_from(self, src: str) -> dict[str, int]:
         """Distance in server hops (1 = direct neighbour over one switch, one
         cable or a switch-switch fiber chain) from src to every server, BFS
         over the exported links."""
