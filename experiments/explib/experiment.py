@@ -5,6 +5,8 @@ its fidelity verdict.
 Results are written to results/<name>.partial/ and moved to
 results/<name>/ only when the run finishes, so an interrupted run loses
 nothing that was there before."""
+from __future__ import annotations
+
 import argparse
 import contextlib
 import csv
@@ -14,6 +16,8 @@ import shutil
 import signal
 import subprocess
 import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
 
 from orchestrator import linkclass, netops, state
 from orchestrator.agents import DATA_PATHS, DEFAULT_DATA_PATH, data_path_args
@@ -23,6 +27,9 @@ from orchestrator.testbed import SWITCH_KINDS, Testbed, TestbedError
 from . import repeat
 from .samplers import CpuSampler, LinkSampler, QueueSampler, StallWatch
 from .tcpstats import SsSampler, TcpCounters, diff_qdisc, qdisc_totals
+
+if TYPE_CHECKING:
+    from orchestrator.topology import Wiring
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 RESULTS = os.path.join(REPO, "results")
@@ -57,7 +64,7 @@ KERNEL_RTO_MIN_MS = 200.0   # Linux's TCP_RTO_MIN, which the papers' servers had
 PAPER_QUEUE_BYTES = 131072  # a DGS-1008D port's share of its buffer: docs/switches.md
 
 
-def tcp_rto_min_ms(timers, link_mbps):
+def tcp_rto_min_ms(timers: str, link_mbps: float) -> float:
     """The servers' minimum RTO: the kernel's, or scaled with the link rate
     (time dilation: as many packet times as at the papers' 1 Gb/s), at most
     the kernel's 120 s maximum RTO."""
@@ -70,7 +77,7 @@ class ExperimentError(RuntimeError):
     pass
 
 
-def check_tcp_settings(pid, a):
+def check_tcp_settings(pid: int, a: argparse.Namespace) -> None:
     """The TCP settings read back from a server's namespace: a kernel that
     ignored one would make every figure of the run something else."""
     with netops.in_netns(pid):
@@ -89,7 +96,7 @@ class BringUpError(ExperimentError):
     everything it had built is already torn down."""
 
 
-def shaper_dirs(wiring, pid_of):
+def shaper_dirs(wiring: Wiring, pid_of: Callable[[str], int]) -> dict:
     """{link direction "A>B": the interface whose egress shapes it}: a
     switch port by its name (the root namespace), a server port as (the
     server's host pid, its name). Every direction of every link."""
@@ -100,7 +107,7 @@ def shaper_dirs(wiring, pid_of):
     return out
 
 
-def git_commit():
+def git_commit() -> str | None:
     def git(*args):
         r = subprocess.run(["git", "-C", REPO] + list(args), stdout=subprocess.PIPE,
                            stderr=subprocess.DEVNULL, text=True)
@@ -111,7 +118,7 @@ def git_commit():
     return (head or "unknown") + ("-dirty" if dirty else "")
 
 
-def default_choice():
+def default_choice() -> dict:
     """The switch, MTU and link rate the capacity table picked (see
     experiments/capacity); the fallback when it was never run."""
     try:
@@ -138,7 +145,8 @@ def _first_server(build_dir, spec):
 class Net:
     """A testbed up, with its CPU and link samplers running."""
 
-    def __init__(self, ex, label, tb, cpu, links, queues=None, stalls=None):
+    def __init__(self, ex: Experiment, label: str, tb: Testbed, cpu: CpuSampler, links: LinkSampler,
+                 queues: QueueSampler | None = None, stalls: StallWatch | None = None) -> None:
         self.ex, self.label, self.tb, self.cpu, self.links = ex, label, tb, cpu, links
         self.queues = queues    # QueueSampler of every switch port, or None
         self.stalls = stalls    # StallWatch over the network's life, or None
@@ -149,20 +157,20 @@ class Net:
         self.qdisc = None       # drops and overlimits of every qdisc, set at teardown
         self.ss = None          # SsSampler.summary(), set at teardown
 
-    def name(self, server_id):
+    def name(self, server_id: int) -> str:
         """The host name of server `server_id` (the library's numbering)."""
         return self.tb.wiring.server_list[server_id]["name"]
 
-    def traffic_window(self, t0, t1):
+    def traffic_window(self, t0: float, t1: float) -> None:
         self.windows.append((t0, t1))
 
-    def uplink_dirs(self):
+    def uplink_dirs(self) -> list[str]:
         """Both directions ("A>B") of every switch-switch link: the tree's
         uplinks, which an all-to-all must fill."""
         up = [l for l in self.tb.wiring.links if l["kind"] == "switch-switch"]
         return [f'{l["a"]}>{l["b"]}' for l in up] + [f'{l["b"]}>{l["a"]}' for l in up]
 
-    def expect_saturated(self, dirs, t0, t1, offered=None):
+    def expect_saturated(self, dirs: Iterable[str], t0: float, t1: float, offered: float | None = None) -> None:
         """The pattern should fill these link directions ("A>B") from t0 to
         t1: each must carry within 5 % of its configured rate, or, where its
         queue is sampled, within 5 % of it in every stretch that began with
@@ -187,7 +195,7 @@ class Net:
                     c["ok"], c["short_of_traffic"] = True, True
             self.saturation.append(c)
 
-    def check_line_rate(self, t0, t1):
+    def check_line_rate(self, t0: float, t1: float) -> None:
         """The emulator's own invariants on every sampled link direction
         (both directions of every link), whatever the pattern: a link never carries more
         than OVER_RATE_LIMIT of its rate, and one that began periods with
@@ -210,7 +218,7 @@ class Net:
                 self.saturation.append({"run": self.label, "link": d, "check": "line_rate_when_backlogged",
                                         "utilisation": when_busy, "busy_s": busy_s, "ok": False})
 
-    def report(self):
+    def report(self) -> dict:
         wins = self.windows or [(self.t0, time.time())]
         cpu_max, cpu_mean, cpu_nice = [], [], []
         for a, b in wins:
@@ -238,7 +246,8 @@ class Net:
 
 
 class Experiment:
-    def __init__(self, name, description, light=False, repeat=True, one_data_path=True):
+    def __init__(self, name: str, description: str, light: bool = False, repeat: bool = True,
+                 one_data_path: bool = True) -> None:
         """light: the experiment opens a few connections only, so it runs on
         the capacity table's choice for light patterns: its switch and the
         highest link rate that switch carried two connections at. repeat:
@@ -325,15 +334,15 @@ class Experiment:
         self.files = {}
 
     # a repeated run's body declares its options again: after parse() that is a no-op
-    def add_argument(self, *args, **kw):
+    def add_argument(self, *args: str, **kw: Any) -> argparse.Action | None:
         return None if self.a is not None else self.ap.add_argument(*args, **kw)
 
-    def set_defaults(self, **kw):
+    def set_defaults(self, **kw: Any) -> None:
         if self.a is None:
             self.ap.set_defaults(**kw)
 
     # --------------------------------------------------------------- setup
-    def parse(self, argv=None):
+    def parse(self, argv: list[str] | None = None) -> argparse.Namespace:
         """The options, checked; on the first call also the lock and the
         results folder. A repeated run's body calls it again: it then
         returns the same options, with that run's seed."""
@@ -410,7 +419,7 @@ class Experiment:
             self.log(f"{a.runs:d} valid runs wanted, each the structure then its baseline; run 1 (seed {a.seed:d})")
         return a
 
-    def fail(self, msg):
+    def fail(self, msg: str) -> None:
         """One line, exit status 2: for what is wrong with the box or the
         options' values, before anything is created."""
         self.ap.exit(2, f"{self.ap.prog}: error: {msg}\n")
@@ -476,10 +485,10 @@ class Experiment:
     def _take_lock(self):
         self._lock = state.take_netns_lock(self.log)
 
-    def log(self, msg):
+    def log(self, msg: str) -> None:
         print(f"[{time.time() - self.t_start:6.1f} s] {msg}", flush=True)
 
-    def agent_accepts(self, spec, args):
+    def agent_accepts(self, spec: str, args: list[str]) -> bool:
         """Whether this build's dcn-agent takes the options `args` for `spec`
         (asked with `dcn-agent --check`, which parses every option)."""
         from orchestrator.topology import tool_path
@@ -489,14 +498,15 @@ class Experiment:
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         return r.returncode == 0
 
-    def scaled_bytes(self, paper_bytes):
+    def scaled_bytes(self, paper_bytes: int) -> int:
         """The paper's transfer size scaled to this run's link rate and --size-scale."""
         return max(1 << 20, int(paper_bytes * self.a.link_mbps / PAPER_LINK_MBPS * self.a.size_scale))
 
     # ------------------------------------------------------------- networks
     @contextlib.contextmanager
-    def testbed(self, spec, label, hello_ms=None, agent=None, link_period=1.0, switch=None, mtu=None,
-                link_mbps=None, agent_args=None):
+    def testbed(self, spec: str, label: str, hello_ms: int | None = None, agent: bool | None = None,
+                link_period: float = 1.0, switch: str | None = None, mtu: int | None = None,
+                link_mbps: float | None = None, agent_args: Sequence[str] | None = None) -> Iterator[Net]:
         """agent_args: extra dcn-agent options for this network's agents (for
         example ["--mdcube-routing", "source"]; see agent_accepts()), after
         the run's --data-path: the agent takes the last value of an option."""
@@ -562,20 +572,20 @@ class Experiment:
                        [[f"{t:.3f}", f"{x:.3f}"] for t, x in stalls.samples])
 
     # -------------------------------------------------------------- output
-    def path(self, name):
+    def path(self, name: str) -> str:
         """Where this run writes `name` (raw/run-NN/ of a repeated experiment)."""
         return os.path.join(self.run_dir or self.work, name)
 
-    def write_json(self, name, obj):
+    def write_json(self, name: str, obj: object) -> None:
         with open(self.path(name), "w") as f:
             json.dump(obj, f, indent=2, sort_keys=False)
             f.write("\n")
 
-    def write_csv(self, name, rows):
+    def write_csv(self, name: str, rows: Iterable[Sequence]) -> None:
         with open(self.path(name), "w", newline="") as f:
             csv.writer(f).writerows(rows)
 
-    def save_flows(self, label, flows):
+    def save_flows(self, label: str, flows: list) -> list:
         """iperf3 JSON of every flow under raw/, and their summaries."""
         for i, fl in enumerate(flows):
             if fl.result is not None:
@@ -583,8 +593,10 @@ class Experiment:
                     json.dump(fl.result, f)
         return [fl.summary() for fl in flows]
 
-    def finish(self, measured, baseline=None, paper=None, ratio_measured=None, ratio_paper=None,
-               flows_failed=0, extra=None, notes=None, headline=None, reasons=None):
+    def finish(self, measured: dict, baseline: dict | None = None, paper: dict | None = None,
+               ratio_measured: float | None = None, ratio_paper: float | None = None, flows_failed: int = 0,
+               extra: dict | None = None, notes: list[str] | None = None, headline: dict | None = None,
+               reasons: list[str] | None = None) -> int:
         """Writes summary.json with the fidelity verdict and moves the results
         into place. Returns the exit status: 0 valid, 3 invalid."""
         a = self.a
@@ -724,7 +736,7 @@ class Experiment:
         if work and os.path.isdir(work) and not any(f for _, _, f in os.walk(work)):
             shutil.rmtree(work, ignore_errors=True)
 
-    def main(self, body):
+    def main(self, body: Callable[[Experiment], int | None]) -> int:
         """Runs body(self) with clean error handling: one line, no traceback,
         for the user's mistakes and the testbed's refusals. SIGTERM and SIGHUP
         end the run like Ctrl-C: the testbed is torn down."""

@@ -15,6 +15,8 @@ existed) is kept whole, and the section is appended after it.
 
 From a shell:  mdsection.py FILE NAME WRITER [--title T --preamble P] < BODY
 """
+from __future__ import annotations
+
 import argparse
 import os
 import re
@@ -25,20 +27,20 @@ PREAMBLE = ("Each section below is written by the run that measured it, which th
             "do not edit by hand.")
 
 
-def begin_marker(name, writer):
+def begin_marker(name: str, writer: str) -> str:
     return f"<!-- begin {name}: written by {writer}; do not edit by hand -->"
 
 
-def end_marker(name):
+def end_marker(name: str) -> str:
     return f"<!-- end {name} -->"
 
 
-def check_name(name):
+def check_name(name: str) -> None:
     if not re.fullmatch(r"[a-z][a-z0-9-]*", name):
         raise ValueError(f"section name {name!r}: lower-case letters, digits and '-' only")
 
 
-def replace_section(text, name, writer, body):
+def replace_section(text: str, name: str, writer: str, body: str) -> str:
     """The file's text with section NAME holding BODY. Raises ValueError on a
     section whose markers are unpaired, rather than guess what to keep."""
     check_name(name)
@@ -54,7 +56,7 @@ def replace_section(text, name, writer, body):
     return text[:bs[0].start()] + block + text[es[0].end():]
 
 
-def write_section(path, name, writer, body, title=TITLE, preamble=PREAMBLE):
+def write_section(path: str, name: str, writer: str, body: str, title: str = TITLE, preamble: str = PREAMBLE) -> None:
     """Writes section NAME of PATH (created with TITLE and PREAMBLE when
     missing) through a temporary file, so that a killed run leaves the old
     file or the new one, never half of one."""
@@ -72,7 +74,7 @@ def write_section(path, name, writer, body, title=TITLE, preamble=PREAMBLE):
     os.replace(tmp, path)
 
 
-def main(argv=None):
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="Replace one section of a shared results page with standard input.")
     ap.add_argument("file")
     ap.add_argument("name")

@@ -1,8 +1,11 @@
 """results/README.md, regenerated from every results/*/summary.json: one row
 per experiment, measured beside the paper's figures, and its plots."""
+from __future__ import annotations
+
 import glob
 import json
 import os
+from collections.abc import Sequence
 
 from .experiment import RESULTS
 
@@ -51,7 +54,7 @@ def _ratio(d):
     return r
 
 
-def data_path(d):
+def data_path(d: dict) -> str | None:
     """The agents' data path of a testbed run's summary: its "data_path"
     (agent, kernel, or both for a run that compared them); in a summary
     written before that field, "kernel" for "kernel_relay": "full" and
@@ -63,7 +66,7 @@ def data_path(d):
     return "kernel" if d.get("kernel_relay") == "full" else "agent"
 
 
-def rows():
+def rows() -> list[str]:
     out = []
     for path in sorted(glob.glob(os.path.join(RESULTS, "*", "summary.json"))):
         folder = os.path.basename(os.path.dirname(path))
@@ -86,7 +89,7 @@ def rows():
     return out
 
 
-def summary_main(name, title, patterns, extra_fields=()):
+def summary_main(name: str, title: str, patterns: Sequence[str], extra_fields: tuple = ()) -> int:
     """A summary script: `--data-path PATH` picks the data path whose
     pattern folders it reads (the default: the testbed's, results/<pattern>;
     agent: results/<pattern>-agent), and it writes its own folder with that
@@ -106,7 +109,8 @@ def summary_main(name, title, patterns, extra_fields=()):
     return 0
 
 
-def ratio_summary(name, title, patterns, extra_fields=(), suffix="", data_path=None):
+def ratio_summary(name: str, title: str, patterns: Sequence[str], extra_fields: tuple = (), suffix: str = "",
+                  data_path: str | None = None) -> dict:
     """A summary experiment (bcube-summary's form): the measured and paper
     ratios of pattern experiments [(label, experiment)], read from their
     summary.json in results/<experiment><suffix>/ (the folders of
@@ -151,7 +155,7 @@ def ratio_summary(name, title, patterns, extra_fields=(), suffix="", data_path=N
     return summary
 
 
-def write():
+def write() -> str:
     path = os.path.join(RESULTS, "README.md")
     body = HEADER + "\n".join(rows()) + "\n"
     figs = sorted(glob.glob(os.path.join(RESULTS, "bcube-summary", "*.png")))

@@ -3,12 +3,19 @@ thread that should wake every 20 ms), the byte counters of every link, read
 on the link's root-namespace end (a switch port), so one thread observes the
 whole emulated network without entering a namespace, and the queues of the
 links' shapers (rtnetlink)."""
+from __future__ import annotations
+
 import threading
 import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 
 from .nlqdisc import QdiscReader
 from orchestrator.state import box_cpu_times
+
+if TYPE_CHECKING:
+    from orchestrator.topology import Wiring
 
 
 class _Sampler(threading.Thread):
@@ -40,17 +47,17 @@ class CpuSampler(_Sampler):
     developers on a shared box) yields the CPU to the emulation at once, so
     the verdict uses the first; both are kept."""
 
-    def read(self):
+    def read(self) -> tuple:
         return box_cpu_times()
 
     @staticmethod
-    def diff(prev, cur):
+    def diff(prev: tuple, cur: tuple) -> tuple:
         total, idle, nice = cur[0] - prev[0], cur[1] - prev[1], cur[2] - prev[2]
         if total <= 0:
             return (0.0, 0.0)
         return (max(0.0, min(1.0, 1.0 - (idle + nice) / total)), max(0.0, min(1.0, 1.0 - idle / total)))
 
-    def stats(self, t0=None, t1=None):
+    def stats(self, t0: float | None = None, t1: float | None = None) -> dict:
         win = [v for _, v in self.window(t0, t1)]
         if not win:
             return {"max": None, "mean": None, "max_incl_nice": None, "samples": 0}
@@ -67,11 +74,11 @@ class StallWatch(_Sampler):
     late; so it wakes the agents late too, whose hellos then stop for as
     long. Costs 50 wake-ups a second (well under 1 % of a core)."""
 
-    def __init__(self, tick=0.02, least=0.03):
+    def __init__(self, tick: float = 0.02, least: float = 0.03) -> None:
         super().__init__(tick)
         self.least = least
 
-    def run(self):  # samples: (unix time of a late wake-up, lateness in s)
+    def run(self) -> None:  # samples: (unix time of a late wake-up, lateness in s)
         last = time.monotonic()
         while not self._halt.wait(self.period):
             now = time.monotonic()
@@ -80,7 +87,7 @@ class StallWatch(_Sampler):
                 self.samples.append((time.time(), late))
             last = now
 
-    def longest(self, t0=None, t1=None):
+    def longest(self, t0: float | None = None, t1: float | None = None) -> float:
         """The longest stall (s) whose wake-up fell in [t0, t1]; 0.0 if none."""
         return max([x for _, x in self.window(t0, t1)] or [0.0])
 
@@ -115,7 +122,8 @@ class LinkSampler(_Sampler):
     "A>B". A server-switch link is read on its switch port (rx: from the
     server, tx: towards it); a switch-switch link on its a end."""
 
-    def __init__(self, wiring, capacity_of, period=1.0, host_pid=None):
+    def __init__(self, wiring: Wiring, capacity_of: Callable[[str], float], period: float = 1.0,
+                 host_pid: int | None = None) -> None:
         """host_pid(name): the pid of a server's namespace; with it the
         server-server cables (HCN/BCN port 2, DCell) are sampled too, on
         their a end from /proc/PID/net/dev."""
@@ -136,7 +144,7 @@ class LinkSampler(_Sampler):
         self.names = [d[0] for d in self.dirs]
         self.capacity = {d[0]: d[3] for d in self.dirs}
 
-    def read(self):
+    def read(self) -> tuple:
         """(time after the read, counters, seconds the read took)."""
         t0 = time.time()
         netdev = {}
@@ -153,7 +161,7 @@ class LinkSampler(_Sampler):
         return t1, out, t1 - t0
 
     @staticmethod
-    def diff(prev, cur):
+    def diff(prev: tuple, cur: tuple) -> list[float | None]:
         """Mb/s per direction between two reads; None for all when either
         read took more than READ_SPAN_MAX of the interval (a box so busy
         that the counters were read seconds apart: the interval's rate is
@@ -164,7 +172,7 @@ class LinkSampler(_Sampler):
             return [None] * len(cur[1])
         return [None if a is None or b is None else (b - a) * 8 / dt / 1e6 for a, b in zip(prev[1], cur[1])]
 
-    def mean_rates(self, t0=None, t1=None):
+    def mean_rates(self, t0: float | None = None, t1: float | None = None) -> dict[str, float | None]:
         """Mean Mb/s per direction over the window."""
         win = [v for _, v in self.window(t0, t1)]
         out = {}
@@ -173,11 +181,11 @@ class LinkSampler(_Sampler):
             out[name] = sum(vals) / len(vals) if vals else None
         return out
 
-    def utilisation(self, t0=None, t1=None):
+    def utilisation(self, t0: float | None = None, t1: float | None = None) -> dict:
         rates = self.mean_rates(t0, t1)
         return {n: (None if r is None or not self.capacity[n] else r / self.capacity[n]) for n, r in rates.items()}
 
-    def timeline_rows(self):
+    def timeline_rows(self) -> list[list]:
         """CSV rows: time, then one Mb/s column per direction."""
         rows = [["unix_time"] + self.names]
         for t, vals in self.samples:
@@ -195,7 +203,7 @@ class QueueSampler(_Sampler):
     et al. (CoNEXT 2012) check to tell an emulator's shortfall from the
     traffic's own (Net.expect_saturated, Net.check_line_rate)."""
 
-    def __init__(self, devs, period=0.5):
+    def __init__(self, devs: list, period: float = 0.5) -> None:
         """devs: {link direction "A>B": the interface whose egress shapes
         it, a name in this namespace or (pid, name) in the namespace of
         process pid}."""
@@ -207,7 +215,7 @@ class QueueSampler(_Sampler):
             self._by_ns.setdefault(pid, set()).add(name)
         self._readers = {}
 
-    def read(self):
+    def read(self) -> tuple:
         t = time.time()
         out = {}
         for pid, names in self._by_ns.items():
@@ -222,14 +230,14 @@ class QueueSampler(_Sampler):
                     out[name if pid is None else (pid, name)] = qs[name][1:]
         return t, out
 
-    def stop(self):
+    def stop(self) -> None:
         super().stop()
         for r in self._readers.values():
             r.close()
         self._readers = {}
 
     @staticmethod
-    def diff(prev, cur):
+    def diff(prev: tuple, cur: tuple) -> tuple:
         """(seconds, {dev: (bytes sent in the period, bytes queued at its start)})."""
         dt = cur[0] - prev[0]
         out = {}
@@ -239,7 +247,7 @@ class QueueSampler(_Sampler):
                 out[dev] = (b1 - b0, q0)
         return dt, out
 
-    def busy(self, direction, mbps, t0, t1):
+    def busy(self, direction: str, mbps: float, t0: float, t1: float) -> tuple:
         """Over the periods in [t0, t1] that began with at least a period's
         worth of data queued: (their seconds, the rate they carried over
         mbps), or (0, None)."""
@@ -254,7 +262,7 @@ class QueueSampler(_Sampler):
                 sent += v[0]
         return round(secs, 2), (round(sent * 8 / (secs * mbps * 1e6), 4) if secs else None)
 
-    def timeline_rows(self):
+    def timeline_rows(self) -> list[list]:
         """CSV rows: end of each period, then per direction the Mb/s sent
         in it and the bytes queued at its start."""
         dirs = sorted(self.devs)

@@ -13,18 +13,29 @@ every agent's memory, and agent crashes recorded.
   Phase      one network: traffic, failures, crash watch, RSS samples,
              progress; its counters and verdict inputs
 """
+from __future__ import annotations
+
+import argparse
 import collections
 import json
 import math
 import os
 import queue
+import random
 import signal
 import subprocess
 import threading
 import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from . import agentctl, tcpstats
 from .experiment import ExperimentError
+
+if TYPE_CHECKING:
+    from orchestrator.testbed import Testbed
+    from orchestrator.topology import Wiring
+    from .experiment import Experiment, Net
 
 PEER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "soakpeer.py")
 PYTHON = "/usr/bin/python3"
@@ -34,7 +45,7 @@ RTO_GRACE_S = 2.0   # after a sender's pending retransmission, the time its data
 KINDS = ("link", "switch", "server", "agent_kill")
 
 
-def parse_duration(s):
+def parse_duration(s: str) -> float:
     """Seconds from "1900", "1900s", "30m", "1h" or "1h30m"; ValueError otherwise."""
     s = str(s).strip().lower()
     if not s:
@@ -63,7 +74,7 @@ class Peers:
     """One soakpeer.py per server of the testbed, started in its namespace
     (tracked by the testbed, so its teardown ends them by PID too)."""
 
-    def __init__(self, tb, port=PEER_PORT):
+    def __init__(self, tb: Testbed, port: int = PEER_PORT) -> None:
         self.tb, self.port = tb, port
         self.procs = {}
         self.q = queue.Queue()
@@ -86,7 +97,7 @@ class Peers:
                 pass
         self.q.put((name, {"ev": "exit"}))
 
-    def wait_ready(self, timeout=15):
+    def wait_ready(self, timeout: float = 15) -> None:
         ready, deadline, held = set(), time.time() + timeout, []
         while len(ready) < len(self.procs):
             try:
@@ -103,7 +114,7 @@ class Peers:
         for x in held:
             self.q.put(x)
 
-    def cmd(self, name, line):
+    def cmd(self, name: str, line: str) -> bool:
         p = self.procs.get(name)
         if p is None or p.poll() is not None:
             return False
@@ -114,7 +125,7 @@ class Peers:
         except OSError:
             return False
 
-    def events(self):
+    def events(self) -> list:
         out = []
         while True:
             try:
@@ -122,7 +133,7 @@ class Peers:
             except queue.Empty:
                 return out
 
-    def stop(self):
+    def stop(self) -> None:
         for name in self.procs:
             self.cmd(name, "quit")
         for name, p in self.procs.items():
@@ -147,7 +158,7 @@ class Oracle:
     servers and switches; a failed server or switch is removed, a failed
     link is removed."""
 
-    def __init__(self, wiring):
+    def __init__(self, wiring: Wiring) -> None:
         self.w = wiring
         self.adj = collections.defaultdict(list)
         for l in wiring.links:
@@ -159,7 +170,8 @@ class Oracle:
         self.history = [(0.0, frozenset(), frozenset())]   # (from unix time, down links, down nodes)
         self._memo = {}
 
-    def set_down(self, t, link=None, node=None, down=True):
+    def set_down(self, t: float, link: tuple[str, str] | None = None, node: str | None = None,
+                 down: bool = True) -> None:
         if link is not None:
             (self.links.add if down else self.links.discard)(frozenset(link))
         if node is not None:
@@ -186,10 +198,10 @@ class Oracle:
         self._memo[key] = ok
         return ok
 
-    def connected_now(self, src, dst):
+    def connected_now(self, src: str, dst: str) -> bool:
         return self._connected(frozenset(self.links), frozenset(self.nodes), src, dst)
 
-    def no_path_seconds(self, src, dst, t0, t1):
+    def no_path_seconds(self, src: str, dst: str, t0: float, t1: float) -> float:
         """Seconds of [t0, t1] during which src and dst had no path (for an
         instant, t0 == t1: a tiny positive number when there was none)."""
         h = self.history
@@ -206,7 +218,7 @@ class Oracle:
 
 
 # --------------------------------------------------------------- injector
-def apply_failure(tb, kind, target, down):
+def apply_failure(tb: Testbed, kind: str, target: str | tuple[str, str], down: bool) -> None:
     """One failure of KINDS put in force (down) or lifted on the testbed:
     target is a (server, switch) pair for a link, else a node's name."""
     if kind == "link":
@@ -246,7 +258,9 @@ class Injector:
     Servers fail only among `churn` servers (chosen by the seed), so the
     other agents run the whole phase and their memory can be judged."""
 
-    def __init__(self, ex, tb, oracle, rnd, churn, mean_gap, down_min, down_max, max_down, weights, log):
+    def __init__(self, ex: Experiment, tb: Testbed, oracle: Oracle, rnd: random.Random, churn: list[str],
+                 mean_gap: float, down_min: float, down_max: float, max_down: int, weights: dict[str, float],
+                 log: Callable[[str], None]) -> None:
         self.ex, self.tb, self.oracle, self.rnd = ex, tb, oracle, rnd
         self.churn = list(churn)
         self.mean_gap, self.down_min, self.down_max, self.max_down = mean_gap, down_min, down_max, max_down
@@ -260,7 +274,7 @@ class Injector:
         self._pending_ready = {}
         self.next_at = None
 
-    def start(self, now):
+    def start(self, now: float) -> None:
         self.next_at = now + self.rnd.expovariate(1.0 / self.mean_gap)
 
     def _busy(self):
@@ -307,7 +321,7 @@ class Injector:
         self.events.append({"t": now, "action": "down" if down else "up", "kind": kind,
                             "target": "-".join(target) if isinstance(target, tuple) else target})
 
-    def tick(self, now, allow_new=True):
+    def tick(self, now: float, allow_new: bool = True) -> None:
         for f in [f for f in self.active if f["t_up_due"] <= now]:
             self._apply(f["kind"], f["target"], False)
             self.active.remove(f)
@@ -327,12 +341,12 @@ class Injector:
                     self.active.append({"kind": kind, "target": target, "t_down": now, "t_up_due": now + dur})
                     self.injected[kind] += 1
 
-    def restore_all(self):
+    def restore_all(self) -> None:
         for f in list(self.active):
             self._apply(f["kind"], f["target"], False)
             self.active.remove(f)
 
-    def describe_active(self):
+    def describe_active(self) -> str:
         return ", ".join("%s %s" % (f["kind"], "-".join(f["target"]) if isinstance(f["target"], tuple)
                                     else f["target"]) for f in self.active) or "none"
 
@@ -376,7 +390,8 @@ class Phase:
     SHORT = (16 << 10, 1 << 20)     # bytes, log-uniform: 3 connections in 4
     MEDIUM = (1 << 20, 16 << 20)    # and 1 in 4 (up to --max-size)
 
-    def __init__(self, ex, net, label, a, rnd, self_check=None):
+    def __init__(self, ex: Experiment, net: Net, label: str, a: argparse.Namespace, rnd: random.Random,
+                 self_check: str | None = None) -> None:
         self.ex, self.net, self.tb, self.label, self.a, self.rnd = ex, net, net.tb, label, a, rnd
         self.w = self.tb.wiring
         self.servers = [s["name"] for s in self.w.server_list]
@@ -629,7 +644,7 @@ class Phase:
             self._blackhole = None
 
     # ---------------------------------------------------------------- run
-    def progress(self, now):
+    def progress(self, now: float) -> None:
         done = sum(1 for c in self.conns.values() if c["outcome"] == "completed")
         lost = [c for c in self.conns.values() if c["outcome"] == "lost"]
         cpu = self.net.cpu.stats(now - 10, now)
@@ -650,7 +665,7 @@ class Phase:
                     f"{self.injector.describe_active()}); crashes {len(self.crashes)}; goodput {goodput} Mb/s; "
                     f"CPU {cpu_pct} %; agent RSS {rss_kb} kB")
 
-    def run(self):
+    def run(self) -> None:
         a = self.a
         self._stopping = False
         self.peers = Peers(self.tb)
@@ -708,7 +723,7 @@ class Phase:
             self.peers.stop()
 
     # ------------------------------------------------------------- results
-    def stalls(self):
+    def stalls(self) -> list:
         """Every stall (receiver gaps of completed or failed connections, and
         the final stall of lost ones) with whether a path remained."""
         out = []
@@ -722,14 +737,16 @@ class Phase:
                             "path_remained": nop == 0, "no_path_s": round(nop, 3)})
         return out
 
-    def memory_windows(self, warm=0.10, warm_min_s=120.0, base=0.10, last=0.10):
+    def memory_windows(self, warm: float = 0.10, warm_min_s: float = 120.0, base: float = 0.10,
+                       last: float = 0.10) -> tuple:
         """(start, end of the window after the warm-up, start of the last
         window), seconds into the phase (see memory())."""
         D = self.t1 - self.t0
         b0 = max(warm * D, warm_min_s)
         return b0, b0 + base * D, D - last * D
 
-    def memory(self, warm=0.10, warm_min_s=120.0, base=0.10, last=0.10, limit=0.05):
+    def memory(self, warm: float = 0.10, warm_min_s: float = 120.0, base: float = 0.10, last: float = 0.10,
+               limit: float = 0.05) -> tuple:
         """Memory flatness of every agent process that ran the whole phase:
         growth = max RSS over the last `last` of the phase / max RSS over the
         `base` of it that follows the warm-up - 1. The warm-up is `warm` of

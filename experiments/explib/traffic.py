@@ -1,12 +1,20 @@
 """Traffic: iperf3 TCP flows with JSON results, started together and waited
 for with progress, and dcn-relay transfers (pipelined trees of servers)."""
+from __future__ import annotations
+
 import json
 import subprocess
 import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from orchestrator import state
 
 from .experiment import ExperimentError
+
+if TYPE_CHECKING:
+    from orchestrator.testbed import Testbed
+    from .experiment import Experiment, Net
 
 
 class Flow:
@@ -14,7 +22,8 @@ class Flow:
     cport: the data connection's client port (iperf3 --cport), so that its
     path can be told from the control connection's while it runs."""
 
-    def __init__(self, src, dst, nbytes=None, seconds=None, label=None, cport=None):
+    def __init__(self, src: str, dst: str, nbytes: int | None = None, seconds: float | None = None,
+                 label: str | None = None, cport: int | None = None) -> None:
         if (nbytes is None) == (seconds is None):
             raise ValueError("a flow has a size or a duration")
         self.src, self.dst, self.nbytes, self.seconds = src, dst, nbytes, seconds
@@ -26,7 +35,7 @@ class Flow:
         self.error = None
         self.start_time = self.end_time = None
 
-    def summary(self):
+    def summary(self) -> dict:
         out = {"label": self.label, "src": self.src, "dst": self.dst, "port": self.port,
                "requested_bytes": self.nbytes, "requested_seconds": self.seconds, "error": self.error}
         r = self.result or {}
@@ -50,7 +59,8 @@ class Flow:
         return out
 
 
-def run_flows(ex, tb, flows, port_base=5201, timeout=None, progress_every=5.0, on_tick=None):
+def run_flows(ex: Experiment, tb: Testbed, flows: list, port_base: int = 5201, timeout: float | None = None,
+              progress_every: float = 5.0, on_tick: Callable[[float], None] | None = None) -> list[Flow]:
     """Starts one iperf3 server per flow (a port each), then every client at
     once; waits until all end, printing progress; returns the flows with
     their results. on_tick(elapsed_s) runs about every 0.2 s while waiting
@@ -122,7 +132,7 @@ def _collect(tb, f):
             f"iperf3 exited with {f.client.returncode}"
 
 
-def all_to_all_plan(names, nbytes):
+def all_to_all_plan(names: list[str], nbytes: int) -> RelayPlan:
     """Every server sends nbytes to every other one, one TCP connection each
     (dcn-relay: one sender process per server, one receiver per connection)."""
     plan = RelayPlan()
@@ -133,7 +143,7 @@ def all_to_all_plan(names, nbytes):
     return plan
 
 
-def completion(flows):
+def completion(flows: list) -> tuple:
     """(first start, last end, seconds) over the flows."""
     starts = [f.start_time for f in flows if f.start_time]
     ends = [f.end_time for f in flows if f.end_time]
@@ -149,7 +159,7 @@ class RelayPlan:
     `trees`), one TCP connection per server hop, so a stream crosses exactly
     the links its path names."""
 
-    def __init__(self, port_base=7000):
+    def __init__(self, port_base: int = 7000) -> None:
         self.inst = {}        # (node, port) -> {"forward": [(node, port)], "delivers": bytes or 0}
         self.sends = []       # (src, node, port, bytes)
         self.port_base = port_base
@@ -161,7 +171,8 @@ class RelayPlan:
         self.inst[(node, p)] = {"forward": [], "delivers": delivers, "expect": nbytes}
         return (node, p)
 
-    def chain(self, path, nbytes, deliver=True, parent=None):
+    def chain(self, path: list[str], nbytes: int, deliver: bool = True,
+              parent: tuple[str, int] | None = None) -> tuple[str, int] | None:
         """A stream of nbytes along path (server names, first = sender):
         relays at the inner servers, and an instance at the last one that
         counts as a delivery when deliver. parent: the instance (or the
@@ -178,7 +189,7 @@ class RelayPlan:
         return prev
 
 
-def all_to_all_point(ex, net, rate, seconds):
+def all_to_all_point(ex: Experiment, net: Net, rate: float, seconds: float) -> dict:
     """One all-to-all as a capacity point runs it (experiments/capacity,
     experiments/data-path-all-to-all): every server sends every other one
     a file sized for about `seconds` of traffic if the servers get 3/4 of
@@ -200,7 +211,8 @@ def all_to_all_point(ex, net, rate, seconds):
             "goodput_per_server_mbps": total / len(names), "cpu": net.cpu.stats(w0, w1), "window": (w0, w1)}
 
 
-def run_relays(ex, tb, plan, timeout=600, progress_every=10.0):
+def run_relays(ex: Experiment, tb: Testbed, plan: RelayPlan, timeout: float = 600,
+               progress_every: float = 10.0) -> tuple:
     """Starts every recv instance, then the senders; waits for all. Returns
     (per-instance results, per-node delivered bytes, t0, completion time)."""
     from orchestrator.topology import tool_path
@@ -271,7 +283,7 @@ def run_relays(ex, tb, plan, timeout=600, progress_every=10.0):
     return results, delivered, t0, completion
 
 
-def connection_ends(res, t0):
+def connection_ends(res: dict, t0: float) -> dict | None:
     """When the connections' last bytes arrived (s after the start):
     median, 90th and 99th percentile and the last, so that a tail of a few
     stragglers in the completion time shows."""
@@ -283,7 +295,7 @@ def connection_ends(res, t0):
     return {"p50": at(0.5), "p90": at(0.9), "p99": at(0.99), "max": round(ends[-1], 2)}
 
 
-def topo_json(ex, *args):
+def topo_json(ex: Experiment, *args: str) -> dict:
     """`dcn-topo ARGS...` as parsed JSON: the library is the one source of
     the paths, trees and graphs the experiments lay traffic on."""
     from orchestrator.topology import tool_path
