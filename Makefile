@@ -10,14 +10,16 @@ PYTHON     := /usr/bin/python3
 
 # Debian 12 packages the project needs; nothing comes from pip. `make build`
 # needs only BUILD_PACKAGES, `make simulations` those and SIM_PACKAGES; the
-# testbed, the tests and the experiments need them all.
+# testbed, the tests and the experiments need them all. Those two targets
+# ask dpkg only when what the packages provide is missing (BUILD_HAVE, SIM_HAVE).
 BUILD_PACKAGES := build-essential cmake pkg-config check libev-dev libnl-3-dev libnl-route-3-dev \
                   libpcap-dev clang libbpf-dev
 SIM_PACKAGES   := python3-matplotlib python3-scipy
-APT_PACKAGES   := $(BUILD_PACKAGES) $(SIM_PACKAGES) openvswitch-switch mininet iperf3 ethtool iproute2 procps \
+PY_PACKAGES    := python3-venv python3-pip python3-setuptools python3-wheel
+APT_PACKAGES   := $(BUILD_PACKAGES) $(SIM_PACKAGES) $(PY_PACKAGES) openvswitch-switch mininet iperf3 ethtool iproute2 procps \
                   tcpdump python3-pytest iputils-ping valgrind tshark libclang-rt-dev
 
-.PHONY: all deps build-deps sim-deps build test test-unit test-integration bench simulations testbed clean-testbed clean help experiments wireshark-plugin fuzz soak
+.PHONY: all deps build-deps sim-deps python build test test-unit test-integration bench simulations testbed clean-testbed clean help experiments wireshark-plugin fuzz soak
 
 all: build
 
@@ -25,6 +27,7 @@ help:
 	@echo "sudo make testbed   bring up the emulated testbed (TOPO=\"bcube n=4 k=1\")"
 	@echo "sudo make test      run every test"
 	@echo "make build          build dcn-topo and the library (Release, in $(BUILD)/)"
+	@echo "make python         the Python packages, editable, in $(VENV)/ (offline, Debian's Python)"
 	@echo "make bench          run the benchmarks"
 	@echo "sudo make experiments   rerun the papers' testbed experiments into results/"
 	@echo "make simulations    rerun the papers' simulated figures (dcn-sim, results/sim-*)"
@@ -33,15 +36,27 @@ help:
 	@echo "make fuzz           run every libFuzzer harness FUZZ_SECONDS (60) each"
 	@echo "sudo make soak DURATION=30m   TCP traffic under random failures into results/soak/ (docs/soak.md)"
 
-# $(call need,PACKAGES): one dpkg-query for them all; installs the missing
-# ones as root, or names them and fails
-need = @missing=$$(dpkg-query -W -f='$${Package} $${Status}\n' $(1) 2>/dev/null | \
+# What the package sets provide, tested without dpkg in a few stat calls:
+# the compilers and CMake on PATH, the libraries by pkg-config (libev, which
+# has no .pc file, by its header), the Python modules by find_spec (not imported)
+BUILD_HAVE := type -P cc cmake pkg-config clang >/dev/null && \
+              pkg-config --exists libpcap libnl-3.0 libnl-route-3.0 libbpf check && test -e /usr/include/ev.h
+PY_FIND     = $(PYTHON) -c 'import importlib.util as u; import sys; sys.exit(not all(map(u.find_spec, sys.argv[1:])))'
+SIM_HAVE   := $(PY_FIND) matplotlib scipy
+PY_HAVE    := $(PY_FIND) venv pip setuptools wheel
+
+# $(call need,PACKAGES[,PRESENT]): nothing when the shell test PRESENT passes
+# (what the packages provide is there); otherwise one dpkg-query for them
+# all, then installs the missing ones as root, or names them and fails
+need = @if ! { $(or $(2),false); } 2>/dev/null; then \
+	missing=$$(dpkg-query -W -f='$${Package} $${Status}\n' $(1) 2>/dev/null | \
 	  awk '$$NF == "installed" {ok[$$1] = 1} END {n = split("$(strip $(1))", w, " "); \
 	  for (i = 1; i <= n; i++) if (!ok[w[i]]) printf " %s", w[i]}'); \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" != 0 ]; then echo "deps: missing$$missing; run 'sudo make deps'" >&2; exit 1; fi; \
 	  echo "deps: installing$$missing"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
+	fi; \
 	fi
 
 deps:
@@ -49,10 +64,22 @@ deps:
 	@echo "deps: all $(words $(APT_PACKAGES)) packages present"
 
 build-deps:
-	$(call need,$(BUILD_PACKAGES))
+	$(call need,$(BUILD_PACKAGES),$(BUILD_HAVE))
 
-sim-deps:
-	$(call need,$(BUILD_PACKAGES) $(SIM_PACKAGES))
+# the simulator is dcn-sim (the build) and matplotlib: no OVS, no Mininet
+sim-deps: build-deps
+	$(call need,$(SIM_PACKAGES),$(SIM_HAVE))
+
+# The Python packages (pyproject.toml: orchestrator, explib) installed
+# editable into a virtual environment over Debian's Python and its python3-*
+# packages, offline: no index, no build isolation, no dependencies fetched.
+# Optional: the scripts run from the checkout without it (docs/contributing.md).
+VENV ?= $(BUILD)/venv
+python:
+	$(call need,$(PY_PACKAGES),$(PY_HAVE))
+	@test -x $(VENV)/bin/python || $(PYTHON) -m venv --system-site-packages --without-pip $(VENV)
+	@$(VENV)/bin/python -m pip install -q --no-index --no-build-isolation --no-deps -e .
+	@echo "python: $(VENV)/bin/python imports orchestrator and explib; $(VENV)/bin/dcn-testbed"
 
 build: build-deps
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null
@@ -102,7 +129,7 @@ experiments: deps build
 	@for f in $(FAMILIES); do for e in $(FAMILY_EXPERIMENTS); do echo "=== experiments/$$e --family $$f"; experiments/$$e --family $$f $(EXPERIMENT_ARGS) || echo "experiments/$$e --family $$f: exit $$?"; done; done
 	@experiments/bcube-summary
 	@experiments/mdcube-summary
-	@$(PYTHON) -c 'import sys; sys.path.insert(0, "experiments"); from explib import report; print(report.write())'
+	@PYTHONPATH=experiments $(PYTHON) -m explib.report
 
 # The Wireshark/tshark dissector (tools/wireshark/dcn.lua) into the user's
 # personal Lua plugin folder, where Wireshark and tshark load it at start.

@@ -1,15 +1,22 @@
 """The agents: one dcn-agent per server, started in its namespace, asked for
 status over its control socket, waited for, stopped."""
+from __future__ import annotations
+
 import json
 import os
 import socket
 import subprocess
 import time
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING, Any
 
 from . import netops, state
 from .errors import TestbedError
 from .status_poll import StatusPoller
+
+if TYPE_CHECKING:
+    from .hosts import DcnHost
 
 RUN_DIR = state.STATE_DIR
 # dcn-agent's two data paths (--data-path; docs/protocol.md, "Data paths"):
@@ -23,14 +30,14 @@ DATA_PATH_TEXT = {"agent": "the agent's data path: every frame through the agent
                   "kernel": "the kernel's data path: plain data frames relayed, sent and delivered in the kernel"}
 
 
-def data_path_args(path):
+def data_path_args(path: str) -> tuple:
     """dcn-agent's options for the data path `path` (agent or kernel)."""
     if path not in DATA_PATHS:
-        raise ValueError("the data path is %s, not %r" % (" or ".join(DATA_PATHS), path))
+        raise ValueError(f'the data path is {" or ".join(DATA_PATHS)}, not {path!r}')
     return ("--data-path", path)
 
 
-def data_path_of(agent_args):
+def data_path_of(agent_args: Sequence[str]) -> str:
     """The inverse: the data path that dcn-agent options give, read as the
     agent reads them (the last `--data-path PATH` or `--data-path=PATH`
     counts); the agent's default without one."""
@@ -54,9 +61,9 @@ class Agents:
                "--mtu", str(self.mtu), "--log", os.path.join(RUN_DIR, "logs", name + ".log"),
                "--foreground"]
         if self.server_link.get("bw") is not None:
-            cmd += ["--capacity-mbps", "%d" % int(self.server_link["bw"])]
+            cmd += ["--capacity-mbps", f'{int(self.server_link["bw"])}']
         for port, ifn in sorted(w.host_ifname_overrides.get(name, {}).items()):
-            cmd += ["--port", "%d=%s" % (port, ifn)]
+            cmd += ["--port", f"{port:d}={ifn}"]
         return cmd + self.agent_args
 
     def _spawn(self, host, cmd, what, **kw):
@@ -68,7 +75,7 @@ class Agents:
         self.state.add_proc(p.pid, what, save=False)
         return p
 
-    def start_agent(self, name):
+    def start_agent(self, name: str) -> subprocess.Popen:
         h = self.hosts[name]
         errf = open(os.path.join(RUN_DIR, "logs", name + ".stderr"), "ab")
         try:
@@ -94,12 +101,12 @@ class Agents:
                 for f in [pool.submit(self.start_agent, n) for n in names]:
                     f.result()
         self.state.save()
-        self.log("*** %d agents started (%.1f s)" % (len(self.agents), time.time() - t0))
+        self.log(f"*** {len(self.agents)} agents started ({time.time() - t0:.1f} s)")
 
-    def agent_status(self, name, timeout=5):
+    def agent_status(self, name: str, timeout: float = 5) -> dict | None:
         return self.agent_request(name, "status", timeout)
 
-    def agent_request(self, name, request, timeout=5):
+    def agent_request(self, name: str, request: str, timeout: float = 5) -> dict | None:
         """The parsed answer of `dcn-ctl -n NAME REQUEST --json`, spoken
         directly on the agent's control socket (one line request, answer
         until close; agent/src/agent/ctl/ctl.h), or None: no process per query,
@@ -130,9 +137,9 @@ class Agents:
                     tail += f.read()[-400:]
             except OSError:
                 pass
-        return "agent %s exited with status %s: %s" % (name, p.returncode, tail.strip())
+        return f"agent {name} exited with status {p.returncode}: {tail.strip()}"
 
-    def wait_ready(self, names=None, timeout=None):
+    def wait_ready(self, names: list[str] | None = None, timeout: float | None = None) -> float:
         """Waits until every agent named is ready. Driven by progress, not
         by a fixed time: it fails only when for `timeout` seconds (default:
         --ready-timeout, else 30 s + 0.05 s a server + the dead interval) no
@@ -169,21 +176,21 @@ class Agents:
                 if score > best:
                     best, last_progress = score, time.time()
                 if time.time() - last_print >= 1 or not pending:
-                    self.log("*** agents ready %d/%d (%.1f s)" % (done, len(names), time.time() - t0))
+                    self.log(f"*** agents ready {done:d}/{len(names)} ({time.time() - t0:.1f} s)")
                     last_print = time.time()
                 if pending and time.time() - last_progress > timeout:
                     sample = sorted(pending)[:8]
                     detail = []
                     for n in sample:
                         st = self.agent_status(n)
-                        detail.append("%s: %s" % (n, "unreachable" if st is None else
-                                                  "%s/%s neighbours" % (st.get("neighbors_up"),
-                                                                        st.get("neighbors_total"))))
-                    raise TestbedError("%d agents not ready: no progress for %.0f s, %.0f s in all (%s)" % (
-                        len(pending), timeout, time.time() - t0, "; ".join(detail)))
+                        seen = ("unreachable" if st is None else
+                                f'{st.get("neighbors_up")}/{st.get("neighbors_total")} neighbours')
+                        detail.append(f"{n}: {seen}")
+                    raise TestbedError(f'{len(pending)} agents not ready: no progress for {timeout:.0f} s, '
+                                       f'{time.time() - t0:.0f} s in all ({"; ".join(detail)})')
         return time.time() - t0
 
-    def stop_agent(self, name, grace=3.0):
+    def stop_agent(self, name: str, grace: float = 3.0) -> None:
         p = self.agents.pop(name, None)
         if p is None:
             return
@@ -197,13 +204,14 @@ class Agents:
         self.state.drop_proc(p.pid)
 
     # -------------------------------------------------------- helpers for use
-    def host(self, name):
+    def host(self, name: str) -> DcnHost:
         try:
             return self.hosts[name]
         except KeyError:
-            raise TestbedError("no server named %s" % name) from None
+            raise TestbedError(f"no server named {name}") from None
 
-    def spawn_in(self, name, cmd, what=None, save=True, **kw):
+    def spawn_in(self, name: str, cmd: list[str], what: str | None = None, save: bool = True,
+                 **kw: Any) -> subprocess.Popen:
         """Start a tracked auxiliary process (iperf, ping) in a server
         (save=False: the caller writes the state file after a batch)."""
         p = self._spawn(self.host(name), cmd, what or ("aux in " + name), **kw)
@@ -212,11 +220,11 @@ class Agents:
         self.aux[p.pid] = p
         return p
 
-    def reap(self, p, save=True):
+    def reap(self, p: subprocess.Popen, save: bool = True) -> None:
         self.aux.pop(p.pid, None)
         self.state.drop_proc(p.pid, save=save)
 
-    def run_in(self, name, cmd, timeout=60):
+    def run_in(self, name: str, cmd: list[str], timeout: float = 60) -> tuple:
         """Run cmd in a server, wait, return (rc, stdout, stderr); tracked while it runs."""
         p = self.spawn_in(name, cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         try:

@@ -1,6 +1,8 @@
 """Bring-up: the wiring from the C library, then hosts, veth links, switches
 (OVS or Linux bridges) and per-port configuration (offloads, shaping),
 each named in the state file before it is created."""
+from __future__ import annotations
+
 import os
 import shutil
 import socket
@@ -27,7 +29,7 @@ class BringUp:
     TOOLS = ("ip", "tc", "bash", "mnexec")
     OVS_TOOLS = ("ovs-vsctl", "ovsdb-server", "ovs-vswitchd")
 
-    def preflight(self):
+    def preflight(self) -> None:
         """Every check that needs nothing built and no lock: the spec
         (dcn-topo export), the agent's verdict on it, the tools on PATH.
         Raises TestbedError (one line). start() runs it when not done yet."""
@@ -37,7 +39,7 @@ class BringUp:
         try:
             why = fit.too_large(counts(self.build_dir, self.spec), fit.mem_available_mib())
             if why:
-                raise TestbedError("%s: %s" % (self.spec, why))
+                raise TestbedError(f"{self.spec}: {why}")
             w = export(self.build_dir, self.spec)
         except TopoError as e:
             raise TestbedError(str(e)) from None
@@ -47,8 +49,8 @@ class BringUp:
             self.agent_bin = tool_path(self.build_dir, "dcn-agent")
             self.ctl_bin = tool_path(self.build_dir, "dcn-ctl")
             if not self.agent_bin or not self.ctl_bin:
-                raise TestbedError("dcn-agent/dcn-ctl not found in %s (not built yet?); "
-                                   "use --no-agent for a plain L2 bring-up" % self.build_dir)
+                raise TestbedError(f"dcn-agent/dcn-ctl not found in {self.build_dir} (not built yet?); "
+                                   "use --no-agent for a plain L2 bring-up")
             # The agent says whether it can run this topology (its header's
             # limits, e.g. at most 4 server ports) before anything is created.
             chk = subprocess.run([self.agent_bin, "--check", "--topo", w.spec, "--name",
@@ -64,7 +66,7 @@ class BringUp:
         if self.ovs_port_type == "afxdp-nonpmd":
             why = ovs.afxdp_memory_problem(len(self._root_ifnames(w)), ovs.mem_available_kib())
             if why:
-                raise TestbedError("--switch ovs-afxdp: %s; use --switch ovs or lxbr" % why)
+                raise TestbedError(f"--switch ovs-afxdp: {why}; use --switch ovs or lxbr")
         self.wiring, self.agent_mode = w, agent_mode
         if self.capture_wanted and not self._capture_checked:
             # bad port names or folder: an error before anything is made
@@ -74,7 +76,7 @@ class BringUp:
                 self.capture_wanted = self.resolve_ports(self.capture_wanted)
                 self.prepare_capture_dir(self.capture_dir)
             except TestbedError as e:
-                raise TestbedError("--capture: %s" % e) from None
+                raise TestbedError(f"--capture: {e}") from None
             self._capture_checked = True
 
     def _check_sockets(self):
@@ -84,10 +86,9 @@ class BringUp:
             path = self._sock(s["name"])
             why = state.socket_occupant(path)
             if why:
-                raise TestbedError("control socket %s is occupied (%s); stop that agent or remove the file"
-                                   % (path, why))
+                raise TestbedError(f"control socket {path} is occupied ({why}); stop that agent or remove the file")
 
-    def start(self):
+    def start(self) -> BringUp:
         t_all = time.time()
         self.preflight()
         w = self.wiring
@@ -99,7 +100,7 @@ class BringUp:
             try:
                 started = ovs.ensure_running(self.log)
             except (RuntimeError, OSError, subprocess.SubprocessError) as e:
-                raise TestbedError("Open vSwitch: %s" % e) from None
+                raise TestbedError(f"Open vSwitch: {e}") from None
             if started:  # the teardown stops them again (state.stop_ovs_started)
                 # saved at once: a run killed before its next save leaves
                 # daemons that `make clean-testbed` must find
@@ -146,7 +147,7 @@ class BringUp:
             state.kill_point(name)
         self.timings["total"] = round(time.time() - t_all, 3)
         self.log("*** testbed up in %.1f s (%s)" % (self.timings["total"], ", ".join(
-            "%s %.1fs" % (k, v) for k, v in self.timings.items() if k != "total")))
+            f"{k} {v:.1f}s" for k, v in self.timings.items() if k != "total")))
         return self
 
     def _raise_ovs_forwarder(self):
@@ -171,12 +172,11 @@ class BringUp:
         if why:
             del self.state.data["ovs_forwarder"]
             self.state.save()
-            self.log("*** warning: %s; OVS forwards at its own priority (it loses frames at a few hundred "
-                     "ports, docs/testbed.md)" % why)
+            self.log(f"*** warning: {why}; OVS forwards at its own priority (it loses frames at a few hundred "
+                     "ports, docs/testbed.md)")
             return
-        self.log("*** ovs-vswitchd's forwarding thread (pid %d) at %s %d for this run (was %s %d)" % (
-            pid, ovs.policy_name(ovs.FORWARDER_POLICY), ovs.FORWARDER_PRIORITY, ovs.policy_name(before[0]),
-            before[1]))
+        self.log(f"*** ovs-vswitchd's forwarding thread (pid {pid:d}) at {ovs.policy_name(ovs.FORWARDER_POLICY)} "
+                 f"{ovs.FORWARDER_PRIORITY:d} for this run (was {ovs.policy_name(before[0])} {before[1]:d})")
 
     def _agents_start(self):
         self._expedite_rcu()
@@ -220,17 +220,17 @@ class BringUp:
             present |= set(ovs.list_bridges())
         taken = [n for n in bridges + self._root_ifnames() if n in present]
         if taken:
-            raise TestbedError("%d of the names this run needs exist already (%s%s), made outside any recorded "
-                               "run; remove them first (ip link del / ovs-vsctl del-br)" % (
-                                   len(taken), " ".join(taken[:5]), " ..." if len(taken) > 5 else ""))
+            names = " ".join(taken[:5]) + (" ..." if len(taken) > 5 else "")
+            raise TestbedError(f"{len(taken)} of the names this run needs exist already ({names}), "
+                               "made outside any recorded "
+                               "run; remove them first (ip link del / ovs-vsctl del-br)")
 
     def _check_leftovers(self):
         data = state.load(self.state.path)
         if data is None:
             return
         if not data.get("corrupt") and state.owner_alive(data):
-            raise TestbedError("another testbed run (pid %d) is active; stop it first"
-                               % data["owner"]["pid"])
+            raise TestbedError(f'another testbed run (pid {data["owner"]["pid"]:d}) is active; stop it first')
         self.log("*** a previous run left state behind; cleaning it first")
         state.clean_stale(self.state.path, self.log)
 
@@ -239,28 +239,29 @@ class BringUp:
         kinds = {}
         for l in w.links:
             kinds[l["kind"]] = kinds.get(l["kind"], 0) + 1
-        self.log("*** topology %s: %d servers, %d switches, %d links (%s)" % (
-            w.spec, len(w.server_list), len(w.switch_list), len(w.links),
-            ", ".join("%d %s" % (v, k) for k, v in sorted(kinds.items()))))
+        by_kind = ", ".join(f"{v:d} {k}" for k, v in sorted(kinds.items()))
+        self.log(f"*** topology {w.spec}: {len(w.server_list)} servers, {len(w.switch_list)} switches, "
+                 f"{len(w.links)} links ({by_kind})")
         if self.is_ovs:
-            sw = "OVS bridges, %s datapath%s, standalone, no controller, no STP" % (
-                self.datapath, ", %s ports" % self.ovs_port_type if self.ovs_port_type else "")
+            port_type = f", {self.ovs_port_type} ports" if self.ovs_port_type else ""
+            sw = f"OVS bridges, {self.datapath} datapath{port_type}, standalone, no controller, no STP"
         else:
             sw = "Linux bridges, no STP"
         if self.stp:
             sw = sw.replace("no STP", "STP ON because switch-switch links form loops (slow to converge)")
-        self.log("*** switches: %s" % sw)
+        self.log(f"*** switches: {sw}")
         ports = len(self._root_ifnames())
         if self.is_ovs and self.datapath == "netdev" and ports > ovs.NETDEV_PORTS_SEEN_OK:
-            self.log("*** warning: %d switch ports on OVS's userspace datapath, which forwards in one thread; "
-                     "above %d it has carried traffic here only slowly, or lost it (docs/testbed.md); "
-                     "--switch lxbr carries this size" % (ports, ovs.NETDEV_PORTS_SEEN_OK))
+            self.log(f"*** warning: {ports:d} switch ports on OVS's userspace datapath, which forwards in one thread; "
+                     f"above {ovs.NETDEV_PORTS_SEEN_OK:d} it has carried traffic here only slowly, or lost it "
+                     "(docs/testbed.md); "
+                     "--switch lxbr carries this size")
         self.log("*** link classes (scaled down; change with --server-link / --highspeed-link):")
         for line in linkclass.plan_lines(w.family, kinds, self.server_link, self.highspeed_link, self.mtu):
             self.log("***   " + line)
         if self.agent_mode:
-            self.log("*** servers: dcn-agent each (hello %d ms, %d misses; %s)" % (
-                self.hello_ms, self.dead_misses, DATA_PATH_TEXT[data_path_of(self.agent_args)]))
+            self.log(f"*** servers: dcn-agent each (hello {self.hello_ms:d} ms, {self.dead_misses:d} misses; "
+                     f"{DATA_PATH_TEXT[data_path_of(self.agent_args)]})")
         else:
             self.log("*** servers: plain IP on their ports, no agent")
 
@@ -275,7 +276,7 @@ class BringUp:
         return out
 
     def _sock(self, server):
-        return os.path.join(state.AGENT_SOCK_DIR, "%s.sock" % server)
+        return os.path.join(state.AGENT_SOCK_DIR, f"{server}.sock")
 
     def _create_hosts(self, workers=8):
         """Mininet hosts, several shells started at once (each start mostly
@@ -307,7 +308,7 @@ class BringUp:
                     if i % 64 == 63 or i == n - 1:
                         self.state.save()
                     if time.time() - last > 2 and i < n - 1:
-                        self.log("*** hosts %d/%d (%.0f s)" % (i + 1, n, time.time() - t0))
+                        self.log(f"*** hosts {i + 1:d}/{n:d} ({time.time() - t0:.0f} s)")
                         last = time.time()
             finally:
                 # keep every host that did start, even on error, so teardown finds it
@@ -328,7 +329,7 @@ class BringUp:
         for h in self.hosts.values():
             netops.write_sysctls([("/proc/sys/net/ipv6/conf/default/disable_ipv6", "1"),
                                   ("/proc/sys/net/ipv6/conf/all/disable_ipv6", "1")], h.pid)
-        self.log("*** %d hosts (%.1f s)" % (n, time.time() - t0))
+        self.log(f"*** {n:d} hosts ({time.time() - t0:.1f} s)")
 
     def _create_links(self):
         w = self.wiring
@@ -339,9 +340,9 @@ class BringUp:
             ends = []
             for end, ifn in ((l["a"], l["a_if"]), (l["b"], l["b_if"])):
                 # a host's end goes to its namespace; a switch's joins the run's device group
-                where = " netns %d" % self.hosts[end].pid if w.is_server(end) else " group %d" % group
-                ends.append("%s%s mtu %d" % (ifn, where, mtu))
-            lines.append("link add %s type veth peer name %s" % (ends[0], ends[1]))
+                where = f" netns {self.hosts[end].pid:d}" if w.is_server(end) else f" group {group:d}"
+                ends.append(f"{ifn}{where} mtu {mtu:d}")
+            lines.append(f"link add {ends[0]} type veth peer name {ends[1]}")
         for i in range(0, len(lines), 2048):
             netops.run_batch("ip", lines[i:i + 2048], force=False)
         # register the host-side ends as Mininet interfaces, in port order
@@ -349,7 +350,7 @@ class BringUp:
             for end, port, ifn in ((l["a"], l["a_port"], l["a_if"]), (l["b"], l["b_port"], l["b_if"])):
                 if w.is_server(end):
                     BatchIntf(ifn, self.hosts[end], port, link=None)
-        self.log("*** %d links" % len(lines))
+        self.log(f"*** {len(lines)} links")
 
     def _link_params(self, l):
         return linkclass.params_for(self.wiring.family, l["kind"], self.server_link, self.highspeed_link)
@@ -370,13 +371,13 @@ class BringUp:
                     root_ifs.append(ifn)
                     root_tc += linkclass.tc_lines(ifn, params)
         offload = self.is_ovs and self.datapath == "netdev"
-        netops.write_sysctls([("/proc/sys/net/ipv6/conf/%s/disable_ipv6" % i, "1") for i in root_ifs])
+        netops.write_sysctls([(f"/proc/sys/net/ipv6/conf/{i}/disable_ipv6", "1") for i in root_ifs])
         if offload:
             netops.offloads_off(root_ifs)
         netops.run_batch("tc", root_tc)
         missing = netops.set_up(root_ifs)
         if missing:
-            raise TestbedError("switch ports missing: %s" % " ".join(missing[:10]))
+            raise TestbedError(f'switch ports missing: {" ".join(missing[:10])}')
         self._phase("host_config_root_side", t0)
 
         def one(name, h):
@@ -390,11 +391,11 @@ class BringUp:
             netops.run_batch("tc", tc, pid=h.pid)
             missing = netops.set_up(["lo"] + names, h.pid)
             if missing:
-                raise TestbedError("%s: interfaces missing: %s" % (name, " ".join(missing)))
+                raise TestbedError(f'{name}: interfaces missing: {" ".join(missing)}')
             if not self.agent_mode and names:
                 # tree baseline: the address on the single port
                 first = h.intfs[min(h.intfs)]
-                netops.run_batch("ip", ["addr add %s/8 dev %s" % (h.dcn_ip, first.name)], pid=h.pid)
+                netops.run_batch("ip", [f"addr add {h.dcn_ip}/8 dev {first.name}"], pid=h.pid)
                 first.ip, first.prefixLen = h.dcn_ip, 8
 
         # one `tc -batch` process per host: several at once (each thread
@@ -402,7 +403,7 @@ class BringUp:
         with ThreadPoolExecutor(max_workers=4) as pool:
             for f in [pool.submit(one, name, h) for name, h in self.hosts.items()]:
                 f.result()
-        self.log("*** ports configured%s" % (" (offloads off on both veth ends)" if offload else ""))
+        self.log(f'*** ports configured{" (offloads off on both veth ends)" if offload else ""}')
 
     def _create_switches(self):
         w = self.wiring
@@ -422,16 +423,16 @@ class BringUp:
             lines = []
             for s in w.switch_list:
                 b = w.bridge[s["name"]]
-                lines.append("link add %s type bridge %s mcast_snooping 0 ageing_time 30000" % (
-                    b, "stp_state 1 forward_delay 200 hello_time 100 max_age 600" if self.stp
-                    else "stp_state 0 forward_delay 0"))
+                stp = "stp_state 1 forward_delay 200 hello_time 100 max_age 600" if self.stp else \
+                    "stp_state 0 forward_delay 0"
+                lines.append(f"link add {b} type bridge {stp} mcast_snooping 0 ageing_time 30000")
                 for p in ports.get(s["name"], []):
-                    lines.append("link set dev %s master %s" % (p, b))
-                lines.append("link set dev %s group %d up" % (b, self.state.data["dev_group"]))
+                    lines.append(f"link set dev {p} master {b}")
+                lines.append(f'link set dev {b} group {self.state.data["dev_group"]:d} up')
             netops.run_batch("ip", lines, force=False)
-            netops.write_sysctls([("/proc/sys/net/ipv6/conf/%s/disable_ipv6" % w.bridge[s["name"]], "1")
+            netops.write_sysctls([(f'/proc/sys/net/ipv6/conf/{w.bridge[s["name"]]}/disable_ipv6', "1")
                                   for s in w.switch_list])
-        self.log("*** %d %s bridges" % (len(w.switch_list), "OVS" if self.is_ovs else "Linux"))
+        self.log(f'*** {len(w.switch_list)} {"OVS" if self.is_ovs else "Linux"} bridges')
 
 
 def _port_key(ifn):

@@ -20,6 +20,8 @@ their processes.
 
   /usr/bin/python3 -m orchestrator.calibrate      print it as JSON (root)
 """
+from __future__ import annotations
+
 import json
 import os
 import statistics
@@ -44,14 +46,14 @@ def _processes(argv):
 
 
 def _veth_batch():
-    cmds = ["link add dcncal%da type veth peer name dcncal%db" % (i, i) for i in range(N)]
-    cmds += ["link del dcncal%da" % i for i in range(N)]
+    cmds = [f"link add dcncal{i:d}a type veth peer name dcncal{i:d}b" for i in range(N)]
+    cmds += [f"link del dcncal{i:d}a" for i in range(N)]
     script = "\n".join(cmds) + "\n"
     subprocess.run(["unshare", "--net", "ip", "-batch", "-"], input=script, text=True, check=True,
                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
 
-def calibrate():
+def calibrate() -> dict:
     """{"processes_100_s", "namespaces_100_s", "veth_100_s", "rounds"}: the
     median seconds of each step (root needed for the last two; without it
     they are None)."""
@@ -70,7 +72,7 @@ def calibrate():
     return out
 
 
-def kdamonds_on(admin=DAMON_ADMIN):
+def kdamonds_on(admin: str = DAMON_ADMIN) -> int:
     """How many of the kernel's DAMON monitors run (0 without DAMON's
     sysfs interface)."""
     try:
@@ -87,14 +89,14 @@ def kdamonds_on(admin=DAMON_ADMIN):
     return on
 
 
-def describe(cal):
+def describe(cal: dict) -> str:
     """One line for a table's heading."""
     def s(k):
-        return "%.2f s" % cal[k] if cal.get(k) is not None else "n/a"
+        return f"{cal[k]:.2f} s" if cal.get(k) is not None else "n/a"
     damon = cal.get("kdamonds_on")
-    return "100 processes started in %s, 100 network namespaces in %s, 100 veth pairs in %s (medians of %d)%s" % (
-        s("processes_100_s"), s("namespaces_100_s"), s("veth_100_s"), cal.get("rounds", ROUNDS),
-        "" if damon is None else "; DAMON kdamonds on: %d" % damon)
+    return (f'100 processes started in {s("processes_100_s")}, 100 network namespaces in {s("namespaces_100_s")}, 100 '
+            f'veth pairs in {s("veth_100_s")} (medians of {cal.get("rounds", ROUNDS):d})'
+            + ("" if damon is None else f"; DAMON kdamonds on: {damon:d}"))
 
 
 if __name__ == "__main__":

@@ -4,12 +4,15 @@ switch port), writing one pcap file per port, packet-buffered (`-U`) so that
 the file is complete up to the last packet whenever it is read; ended by PID
 (`capture stop`, or first thing at teardown). Used by `dcn_testbed.py
 --capture` and the CLI's `capture` command (docs/inspection.md)."""
+from __future__ import annotations
+
 import datetime
 import os
 import re
 import shutil
 import subprocess
 import time
+from collections.abc import Iterable
 
 from . import netops, state
 from .errors import TestbedError
@@ -19,12 +22,12 @@ DEFAULT_PARENT = os.path.join(REPO, "results", "captures")
 RUN_DIR = state.STATE_DIR
 
 
-def default_dir():
+def default_dir() -> str:
     """results/captures/<UTC date-time>/: one folder per testbed run."""
     return os.path.join(DEFAULT_PARENT, datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%d-%H%M%S"))
 
 
-def split_ports(values):
+def split_ports(values: Iterable[str]) -> list[str]:
     """`--capture h01,h10-eth0 --capture s0_0-eth1` -> the names, in order."""
     out = []
     for v in values or ():
@@ -70,12 +73,12 @@ class Captures:
         table, alias = {}, {}
         for l in w.links:
             for end, port, ifn in ((l["a"], l["a_port"], l["a_if"]), (l["b"], l["b_port"], l["b_if"])):
-                label = "%s-eth%d" % (end, port)
+                label = f"{end}-eth{port:d}"
                 table[label] = (end, ifn, w.is_server(end))
                 alias[ifn] = label
         return table, alias
 
-    def resolve_ports(self, names):
+    def resolve_ports(self, names: list[str]) -> list[str]:
         """Port labels for the given names: a port (h00-eth0, s0_0-eth1,
         dcn0-eth1), or a node name for all its ports (h01, s0_0). One
         TestbedError naming the first unknown name."""
@@ -93,30 +96,29 @@ class Captures:
                                key=lambda lb: int(lb.rsplit("-eth", 1)[1]))
             else:
                 ex = sorted(table)
-                raise TestbedError("no port named %s (ports are NODE-ethP, e.g. %s, %s; or a node name for all "
-                                   "its ports; `wiring` lists them)" % (
-                                       n, next(x for x in ex if table[x][2]),
-                                       next((x for x in ex if not table[x][2]), "-")))
+                raise TestbedError(f'no port named {n} (ports are NODE-ethP, e.g. {next(x for x in ex if table[x][2])}, '
+                                   f'{next((x for x in ex if not table[x][2]), "-")}; or a node name for all '
+                                   "its ports; `wiring` lists them)")
             out += [lb for lb in found if lb not in out]
         if not out:
             raise TestbedError("no ports to capture on")
         return out
 
     @staticmethod
-    def check_capture_tool():
+    def check_capture_tool() -> None:
         if not shutil.which("tcpdump"):
             raise TestbedError("capture needs tcpdump (apt install tcpdump)")
 
-    def prepare_capture_dir(self, directory=None):
+    def prepare_capture_dir(self, directory: str | None = None) -> str:
         """The folder of this run's captures, created (with a clear error if
         it cannot be)."""
         d = os.path.abspath(directory or self.capture_dir or default_dir())
         try:
             _makedirs_owned(d)
         except OSError as e:
-            raise TestbedError("capture folder %s: %s" % (d, e.strerror or e)) from None
+            raise TestbedError(f"capture folder {d}: {e.strerror or e}") from None
         if not os.access(d, os.W_OK):
-            raise TestbedError("capture folder %s is not writable" % d)
+            raise TestbedError(f"capture folder {d} is not writable")
         self.capture_dir = d
         return d
 
@@ -125,19 +127,19 @@ class Captures:
         path = os.path.join(self.capture_dir, base + ".pcap")
         i = 2
         while os.path.exists(path) or any(c["path"] == path for c in self.captures.values()):
-            path = os.path.join(self.capture_dir, "%s-%d.pcap" % (base, i))
+            path = os.path.join(self.capture_dir, f"{base}-{i:d}.pcap")
             i += 1
         return path
 
     # ------------------------------------------------------------- start/stop
-    def capture_start(self, names):
+    def capture_start(self, names: list[str]) -> list:
         """Start a tcpdump on each port named; returns [(label, path)] once
         every one of them listens. Ports already captured are an error."""
         self.check_capture_tool()
         labels = self.resolve_ports(names)
         busy = [lb for lb in labels if lb in self.captures]
         if busy:
-            raise TestbedError("already capturing on %s (capture stop first)" % ", ".join(busy))
+            raise TestbedError(f'already capturing on {", ".join(busy)} (capture stop first)')
         self.prepare_capture_dir(self.capture_dir)
         table, _ = self._port_table()
         os.makedirs(os.path.join(RUN_DIR, "logs"), exist_ok=True)
@@ -146,7 +148,7 @@ class Captures:
             for lb in labels:
                 node, ifn, is_server = table[lb]
                 path = self._capture_path(lb)
-                logf = os.path.join(RUN_DIR, "logs", "capture-%s.stderr" % re.sub(r"[^A-Za-z0-9_.-]", "_", lb))
+                logf = os.path.join(RUN_DIR, "logs", f'capture-{re.sub(r"[^A-Za-z0-9_.-]", "_", lb)}.stderr')
                 # -p: leave the port's promiscuous setting alone (a packet
                 # socket sees every frame of a veth anyway); --immediate-mode:
                 # each frame handed over at once, not when a ring block fills
@@ -170,8 +172,7 @@ class Captures:
             self.capture_stop(started, quiet=True)
             raise
         for lb in started:
-            self.log("*** capturing on %s (%s) into %s" % (lb, self.captures[lb]["ifname"],
-                                                           self.captures[lb]["path"]))
+            self.log(f'*** capturing on {lb} ({self.captures[lb]["ifname"]}) into {self.captures[lb]["path"]}')
         return [(lb, self.captures[lb]["path"]) for lb in started]
 
     def _wait_listening(self, labels, timeout=10.0):
@@ -187,14 +188,14 @@ class Captures:
                     pending.remove(lb)
                 elif c["proc"].poll() is not None:
                     last = [l for l in text.splitlines() if l.strip()]
-                    raise TestbedError("capture on %s: %s" % (lb, last[-1] if last else
-                                                              "tcpdump exited with status %d" % c["proc"].returncode))
+                    why = last[-1] if last else f'tcpdump exited with status {c["proc"].returncode:d}'
+                    raise TestbedError(f"capture on {lb}: {why}")
             if pending and time.time() > deadline:
-                raise TestbedError("capture on %s: tcpdump did not start within %.0f s" % (pending[0], timeout))
+                raise TestbedError(f"capture on {pending[0]}: tcpdump did not start within {timeout:.0f} s")
             if pending:
                 time.sleep(0.02)
 
-    def capture_stop(self, names=None, quiet=False):
+    def capture_stop(self, names: list[str] | None = None, quiet: bool = False) -> list[tuple[str, str, int | None]]:
         """Stop the captures on the ports named (all without names): SIGTERM
         by PID, tcpdump writes out its last packets and exits. Returns
         [(label, path, packets or None)]."""
@@ -204,7 +205,7 @@ class Captures:
             labels = []
             for lb in self.resolve_ports(names):
                 if lb not in self.captures:
-                    raise TestbedError("not capturing on %s" % lb)
+                    raise TestbedError(f"not capturing on {lb}")
                 labels.append(lb)
         procs = [self.captures[lb]["proc"] for lb in labels]
         netops.stop_popens(procs)
@@ -222,12 +223,12 @@ class Captures:
                     pass
             out.append((lb, c["path"], n))
             if not quiet:
-                self.log("*** capture on %s stopped: %s packets in %s" % (lb, "?" if n is None else n, c["path"]))
+                self.log(f'*** capture on {lb} stopped: {"?" if n is None else n} packets in {c["path"]}')
         if labels:
             self.state.save()
         return out
 
-    def capture_list(self):
+    def capture_list(self) -> list:
         return [(lb, c["ifname"], c["path"]) for lb, c in self.captures.items()]
 
 

@@ -1,31 +1,37 @@
 """Mininet's CLI plus failure-injection and inspection commands, and the
 decision whether to open it at all (a terminal on stdin, usable)."""
+from __future__ import annotations
+
 import os
+from typing import TYPE_CHECKING, Any, TextIO
 
 from mininet.cli import CLI
 from mininet.log import output
 
 from .errors import TestbedError
 
+if TYPE_CHECKING:
+    from .testbed import Testbed
+
 
 class DcnCLI(CLI):
     prompt = "dcn> "
 
-    def __init__(self, testbed, **kw):
+    def __init__(self, testbed: Testbed, **kw: Any) -> None:
         self.tb = testbed
         CLI.__init__(self, testbed.net, **kw)
 
     def _two(self, line, what):
         args = line.split()
         if len(args) != 2:
-            output("usage: %s NODE_A NODE_B\n" % what)
+            output(f"usage: {what} NODE_A NODE_B\n")
             return None
         return args
 
     def _one(self, line, what):
         args = line.split()
         if len(args) != 1:
-            output("usage: %s NAME\n" % what)
+            output(f"usage: {what} NAME\n")
             return None
         return args[0]
 
@@ -33,21 +39,21 @@ class DcnCLI(CLI):
         try:
             fn(*args)
         except TestbedError as e:
-            output("*** %s\n" % e)
+            output(f"*** {e}\n")
 
-    def do_link_down(self, line):
+    def do_link_down(self, line: str) -> None:
         "link_down A B: cut the link(s) between nodes A and B (both ends down)."
         a = self._two(line, "link_down")
         if a:
             self._do(self.tb.link_down, *a)
 
-    def do_link_up(self, line):
+    def do_link_up(self, line: str) -> None:
         "link_up A B: restore the link(s) between A and B."
         a = self._two(line, "link_up")
         if a:
             self._do(self.tb.link_up, *a)
 
-    def do_link_silent(self, line):
+    def do_link_silent(self, line: str) -> None:
         "link_silent A B [both|A>B]: drop the link's frames (one direction, or both) with the carrier up."
         args = line.split()
         if len(args) not in (2, 3):
@@ -55,51 +61,50 @@ class DcnCLI(CLI):
             return
         self._do(self.tb.link_silent, *args)
 
-    def do_link_unsilent(self, line):
+    def do_link_unsilent(self, line: str) -> None:
         "link_unsilent A B: the link between A and B carries frames again."
         a = self._two(line, "link_unsilent")
         if a:
             self._do(self.tb.link_unsilent, *a)
 
-    def do_server_down(self, line):
+    def do_server_down(self, line: str) -> None:
         "server_down H: stop H's agent and take its ports down."
         n = self._one(line, "server_down")
         if n:
             self._do(self.tb.server_down, n)
 
-    def do_server_up(self, line):
+    def do_server_up(self, line: str) -> None:
         "server_up H: ports up and agent restarted."
         n = self._one(line, "server_up")
         if n:
             self._do(self.tb.server_up, n)
 
-    def do_switch_down(self, line):
+    def do_switch_down(self, line: str) -> None:
         "switch_down S: every port of switch S down (library switch name)."
         n = self._one(line, "switch_down")
         if n:
             self._do(self.tb.switch_down, n)
 
-    def do_switch_up(self, line):
+    def do_switch_up(self, line: str) -> None:
         "switch_up S: switch S's ports up again."
         n = self._one(line, "switch_up")
         if n:
             self._do(self.tb.switch_up, n)
 
-    def do_switches(self, _line):
+    def do_switches(self, _line: str) -> None:
         "switches: library switch names and their bridges."
         w = self.tb.wiring
         for s in w.switch_list:
-            output("%s -> %s (%d ports)\n" % (s["name"], w.bridge[s["name"]], s["ports"]))
+            output(f'{s["name"]} -> {w.bridge[s["name"]]} ({s["ports"]:d} ports)\n')
 
-    def do_wiring(self, line):
+    def do_wiring(self, line: str) -> None:
         "wiring [NODE]: links (all, or of one node) with their interfaces."
         w = self.tb.wiring
         node = line.strip()
         for l in (w.links_of(node) if node else w.links):
-            output("%s:%d (%s) <-> %s:%d (%s) %s\n" % (l["a"], l["a_port"], l["a_if"],
-                                                       l["b"], l["b_port"], l["b_if"], l["kind"]))
+            output(f'{l["a"]}:{l["a_port"]:d} ({l["a_if"]}) <-> {l["b"]}:{l["b_port"]:d} ({l["b_if"]}) {l["kind"]}\n')
 
-    def do_agents(self, _line):
+    def do_agents(self, _line: str) -> None:
         "agents: readiness of every agent."
         if not self.tb.agent_mode:
             output("no agents (plain IP baseline)\n")
@@ -107,13 +112,12 @@ class DcnCLI(CLI):
         for name in self.tb.hosts:
             st = self.tb.agent_status(name)
             if st is None:
-                output("%s: %s\n" % (name, "stopped" if name not in self.tb.agents else "unreachable"))
+                output(f'{name}: {"stopped" if name not in self.tb.agents else "unreachable"}\n')
             else:
-                output("%s: %s %s/%s neighbours%s\n" % (name, st.get("ip"), st.get("neighbors_up"),
-                                                        st.get("neighbors_total"),
-                                                        " ready" if st.get("ready") else ""))
+                ready = " ready" if st.get("ready") else ""
+                output(f'{name}: {st.get("ip")} {st.get("neighbors_up")}/{st.get("neighbors_total")} neighbours{ready}\n')
 
-    def do_ctl(self, line):
+    def do_ctl(self, line: str) -> None:
         """ctl H [status|neighbors|flows|segments|counters|failures|paths DST] [--json]: dcn-ctl for
         server H's agent (`h00 dcn-ctl -n h00` does not work: Mininet turns the
         second h00 into its address)."""
@@ -122,14 +126,14 @@ class DcnCLI(CLI):
             output("usage: ctl SERVER COMMAND [ARG] [--json] (agents only)\n")
             return
         if args[0] not in self.tb.hosts:
-            output("*** no server named %s\n" % args[0])
+            output(f"*** no server named {args[0]}\n")
             return
         import subprocess
         r = subprocess.run([self.tb.ctl_bin, "-s", self.tb._sock(args[0])] + args[1:],  # pylint: disable=protected-access
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=10)
         output(r.stdout)
 
-    def do_capture(self, line):
+    def do_capture(self, line: str) -> None:
         """capture start PORT... | capture stop [PORT...] | capture [list]:
         tcpdump on testbed ports, one pcap file per port (NODE-ethP: h00-eth0,
         s0_0-eth1; or a node name for all its ports) in the run's capture
@@ -143,7 +147,7 @@ class DcnCLI(CLI):
             if not caps:
                 output("no captures running\n")
             for label, ifn, path in caps:
-                output("%s (%s) -> %s\n" % (label, ifn, path))
+                output(f"{label} ({ifn}) -> {path}\n")
             return
         cmd, ports = args[0], args[1:]
         try:
@@ -156,15 +160,15 @@ class DcnCLI(CLI):
             else:
                 output(usage)
         except TestbedError as e:
-            output("*** %s\n" % e)
+            output(f"*** {e}\n")
 
-    def do_events(self, _line):
+    def do_events(self, _line: str) -> None:
         "events: the failure-injection log of this run."
         for e in self.tb.events:
             output(e + "\n")
 
 
-def terminal_stdin(stdin):
+def terminal_stdin(stdin: TextIO | None) -> bool:
     """Whether stdin is an open terminal: False for a closed stdin (None, as
     Python sets it for `<&-`), a pipe, a file or /dev/null."""
     if stdin is None:
@@ -175,7 +179,7 @@ def terminal_stdin(stdin):
         return False
 
 
-def run_cli(testbed):
+def run_cli(testbed: Testbed) -> str | None:
     """Mininet's CLI until `exit` or Ctrl-D (Mininet's do_EOF). Returns None,
     or a one-line reason when the terminal stopped answering: a read from a
     terminal that went away (its pty master closed, a hangup) or from one
@@ -186,5 +190,5 @@ def run_cli(testbed):
     except EOFError:
         return None
     except OSError as e:
-        return "cannot read the terminal (%s)" % (e.strerror or e)
+        return f"cannot read the terminal ({e.strerror or e})"
     return None

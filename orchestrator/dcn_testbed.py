@@ -30,7 +30,15 @@ def _std_fds_open():
 
 
 _std_fds_open()
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+if not __package__:
+    # Run as a file (python3 orchestrator/dcn_testbed.py): Python put this
+    # folder on sys.path, not the repository, so the package is loaded from
+    # it by location (docs/contributing.md, "Python").
+    import importlib.util
+    _spec = importlib.util.spec_from_file_location(
+        "orchestrator", os.path.join(os.path.dirname(os.path.realpath(__file__)), "__init__.py"))
+    sys.modules["orchestrator"] = importlib.util.module_from_spec(_spec)
+    _spec.loader.exec_module(sys.modules["orchestrator"])
 
 from orchestrator.errors import OneLineParser, missing_module  # noqa: E402
 
@@ -74,7 +82,7 @@ class Terminated(Exception):
 
 
 def _on_signal(signum, _frame):
-    raise Terminated("signal %d" % signum)
+    raise Terminated(f"signal {signum:d}")
 
 
 TOPOLOGY_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "topologies")
@@ -89,7 +97,7 @@ def resolve_topo(spec):
     with open(path) as f:
         lines = [l.strip() for l in f if l.strip() and not l.lstrip().startswith("#")]
     if len(lines) != 1:
-        raise ValueError("%s must hold exactly one spec line" % path)
+        raise ValueError(f"{path} must hold exactly one spec line")
     return lines[0]
 
 
@@ -157,8 +165,8 @@ _LOCK = None
 def main(argv=None):
     a = parse_args(sys.argv[1:] if argv is None else argv)
     if os.geteuid() != 0:
-        print("dcn_testbed: needs root (network namespaces, bridges): sudo make %s"
-              % ("clean-testbed" if a.clean else "testbed"), file=sys.stderr)
+        target = "clean-testbed" if a.clean else "testbed"
+        print(f"dcn_testbed: needs root (network namespaces, bridges): sudo make {target}", file=sys.stderr)
         return 1
     if a.clean:
         return state.clean_stale()
@@ -173,7 +181,7 @@ def main(argv=None):
                      capture=a.capture, capture_dir=a.capture_dir, ovs_rt=a.ovs_forwarder == "rt")
         tb.preflight()
     except TestbedError as e:
-        say_err("dcn_testbed: %s" % " ".join(str(e).split()))
+        say_err(f'dcn_testbed: {" ".join(str(e).split())}')
         return 2
     global _LOCK  # held until the process exits
     _LOCK = state.take_netns_lock(lambda m: say("*** " + m))
@@ -195,14 +203,14 @@ def main(argv=None):
                    "capture start PORT.../stop [PORT...]; exit to tear down")
             why = run_cli(tb)
             if why:
-                say_err("dcn_testbed: %s; tearing down" % why)
+                say_err(f"dcn_testbed: {why}; tearing down")
         elif a.hold:
             # the handler first: a caller that waits for this line and then
             # sends SIGINT must find it installed (a process started in the
             # background inherits SIGINT ignored, and the signal was lost:
             # the teardown waited forever, seen in CI)
             signal.signal(signal.SIGINT, _on_signal)
-            tb.log("*** holding the testbed up (pid %d); SIGTERM or Ctrl-C tears it down" % os.getpid())
+            tb.log(f"*** holding the testbed up (pid {os.getpid():d}); SIGTERM or Ctrl-C tears it down")
             # Not signal.pause(): a signal that lands after Python's last
             # check and before the pause() call is handled only at the next
             # signal, so the teardown waited forever (seen once in CI). A
@@ -210,13 +218,13 @@ def main(argv=None):
             while True:
                 time.sleep(1)
     except TestbedError as e:
-        say_err("dcn_testbed: %s" % " ".join(str(e).split()))
+        say_err(f'dcn_testbed: {" ".join(str(e).split())}')
         rc = 2
     except (RuntimeError, OSError) as e:  # a tool (ip, tc, ovs-vsctl) failed mid-way
-        say_err("dcn_testbed: error: %s" % " ".join(str(e).split()))
+        say_err(f'dcn_testbed: error: {" ".join(str(e).split())}')
         rc = 2
     except (KeyboardInterrupt, Terminated) as e:
-        say_err("\ndcn_testbed: interrupted (%s)" % (e or "Ctrl-C"))
+        say_err(f'\ndcn_testbed: interrupted ({e or "Ctrl-C"})')
         rc = 130
     finally:
         tb.stop()

@@ -1,5 +1,7 @@
 """Failure injection: links, servers and switches down and up, each logged
 with a timestamp (the experiments' timelines read these events)."""
+from __future__ import annotations
+
 import datetime
 
 from . import linkclass, netops
@@ -12,11 +14,11 @@ from .errors import TestbedError
 SILENT_HANDLE = "7:"
 
 
-def silent_lines(ifname):
-    return ["qdisc replace dev %s root handle %s htb default 1" % (ifname, SILENT_HANDLE),
-            "class add dev %s parent %s classid %s1 htb rate 8bit ceil 8bit burst 1 cburst 1" % (
-                ifname, SILENT_HANDLE, SILENT_HANDLE),
-            "qdisc add dev %s parent %s1 handle 70: pfifo limit 1" % (ifname, SILENT_HANDLE)]
+def silent_lines(ifname: str) -> list:
+    return [f"qdisc replace dev {ifname} root handle {SILENT_HANDLE} htb default 1",
+            f"class add dev {ifname} parent {SILENT_HANDLE} classid {SILENT_HANDLE}1 htb rate 8bit ceil 8bit burst 1 "
+            "cburst 1",
+            f"qdisc add dev {ifname} parent {SILENT_HANDLE}1 handle 70: pfifo limit 1"]
 
 
 def _now_iso():
@@ -26,8 +28,8 @@ def _now_iso():
 class Failures:
     """Mixin of Testbed."""
 
-    def event(self, what, *args):
-        line = "%s %s %s" % (_now_iso(), what, " ".join(args))
+    def event(self, what: str, *args: str) -> None:
+        line = f'{_now_iso()} {what} {" ".join(args)}'
         self.events.append(line)
         self.log("[event] " + line)
         try:
@@ -41,7 +43,7 @@ class Failures:
             return "server"
         if name in self.wiring.switches:
             return "switch"
-        raise TestbedError("no node named %s" % name)
+        raise TestbedError(f"no node named {name}")
 
     def _netns_pid(self, node):
         """The pid whose namespace holds node's ports (None: the root's)."""
@@ -54,7 +56,7 @@ class Failures:
         self._node_kind(a), self._node_kind(b)
         links = self.wiring.links_between(a, b)
         if not links:
-            raise TestbedError("no link between %s and %s" % (a, b))
+            raise TestbedError(f"no link between {a} and {b}")
         return links
 
     def _set_link(self, a, b, up):
@@ -64,11 +66,11 @@ class Failures:
             self._set_end(l["b"], l["b_if"], up)
         return links
 
-    def link_down(self, a, b):
+    def link_down(self, a: str, b: str) -> None:
         self._set_link(a, b, False)
         self.event("link_down", a, b)
 
-    def link_up(self, a, b):
+    def link_up(self, a: str, b: str) -> None:
         self._set_link(a, b, True)
         self.event("link_up", a, b)
 
@@ -77,8 +79,8 @@ class Failures:
         direction(s) of the links between a and b: "both", or "A>B" (the
         frames a sends towards b)."""
         links = self._links(a, b)
-        if direction not in ("both", "%s>%s" % (a, b), "%s>%s" % (b, a)):
-            raise TestbedError("direction %s: expected both, %s>%s or %s>%s" % (direction, a, b, b, a))
+        if direction not in ("both", f"{a}>{b}", f"{b}>{a}"):
+            raise TestbedError(f"direction {direction}: expected both, {a}>{b} or {b}>{a}")
         senders = {a, b} if direction == "both" else {direction.split(">")[0]}
         out = []
         for l in links:
@@ -90,7 +92,7 @@ class Failures:
     def _tc(self, node, lines):
         netops.run_batch("tc", lines, pid=self._netns_pid(node), check=False)
 
-    def link_silent(self, a, b, direction="both"):
+    def link_silent(self, a: str, b: str, direction: str = "both") -> None:
         """A silent failure of the link(s) between a and b: every frame of
         the direction(s) dropped, the carrier up on both ends (the agents
         find it by missed hellos only). direction: "both" or "A>B"."""
@@ -100,28 +102,28 @@ class Failures:
             self.silenced.add((node, ifn))
         self.event("link_silent", a, b, direction)
 
-    def link_unsilent(self, a, b):
+    def link_unsilent(self, a: str, b: str) -> None:
         """The link(s) between a and b carry frames again, shaped as before."""
         for node, ifn, l in self._silent_ends(a, b, "both"):
             if (node, ifn) in self.silenced:
-                self._tc(node, ["qdisc del dev %s root" % ifn] + linkclass.tc_lines(ifn, self._link_params(l)))
+                self._tc(node, [f"qdisc del dev {ifn} root"] + linkclass.tc_lines(ifn, self._link_params(l)))
                 self.silenced.discard((node, ifn))
         self.event("link_unsilent", a, b)
 
     def _server_ports(self, name):
         return [l["a_if"] if l["a"] == name else l["b_if"] for l in self.wiring.links_of(name)]
 
-    def server_down(self, name):
+    def server_down(self, name: str) -> None:
         """Server failure: its agent stopped, all its ports down."""
         if self._node_kind(name) != "server":
-            raise TestbedError("%s is not a server" % name)
+            raise TestbedError(f"{name} is not a server")
         self.stop_agent(name)
         netops.set_up(self._server_ports(name), self.hosts[name].pid, False)
         self.event("server_down", name)
 
-    def server_up(self, name, wait=False):
+    def server_up(self, name: str, wait: bool = False) -> None:
         if self._node_kind(name) != "server":
-            raise TestbedError("%s is not a server" % name)
+            raise TestbedError(f"{name} is not a server")
         netops.set_up(self._server_ports(name), self.hosts[name].pid, True)
         if self.agent_mode and name not in self.agents:
             self.start_agent(name)
@@ -133,15 +135,15 @@ class Failures:
     def _switch_ports(self, name):
         return [l["a_if"] if l["a"] == name else l["b_if"] for l in self.wiring.links_of(name)]
 
-    def switch_down(self, name):
+    def switch_down(self, name: str) -> None:
         """Switch failure: every port of the bridge down (its peers lose carrier)."""
         if self._node_kind(name) != "switch":
-            raise TestbedError("%s is not a switch" % name)
+            raise TestbedError(f"{name} is not a switch")
         netops.set_up(self._switch_ports(name), None, False)
         self.event("switch_down", name)
 
-    def switch_up(self, name):
+    def switch_up(self, name: str) -> None:
         if self._node_kind(name) != "switch":
-            raise TestbedError("%s is not a switch" % name)
+            raise TestbedError(f"{name} is not a switch")
         netops.set_up(self._switch_ports(name), None, True)
         self.event("switch_up", name)

@@ -2,6 +2,8 @@
 or even exported: a testbed far too large for the memory would otherwise
 die late, after minutes of bring-up (`bcube n=32 k=3` is a million
 servers)."""
+from __future__ import annotations
+
 from .ovs import mem_available_kib
 
 # Memory a server costs with its agent, its links and its share of the
@@ -14,24 +16,23 @@ MIB_PER_SERVER = 3.5
 MEM_SHARE = 0.8
 
 
-def mem_available_mib():
+def mem_available_mib() -> float:
     return mem_available_kib() / 1024.0
 
 
-def too_large(counts, available_mib):
+def too_large(counts: dict, available_mib: float) -> str | None:
     """A one-line reason why a topology of counts (topology.counts) does not
     fit in available_mib, or None when it does."""
     need = counts["servers"] * MIB_PER_SERVER
     if need <= available_mib * MEM_SHARE:
         return None
-    return ("%d servers and %d links need about %s of memory (%.1f MiB a server, results/bringup/), more than "
-            "%d%% of the %s available; choose a smaller instance" % (
-                counts["servers"], counts["links"], _size(need), MIB_PER_SERVER, MEM_SHARE * 100,
-                _size(available_mib)))
+    return (f'{counts["servers"]:d} servers and {counts["links"]:d} links need about {_size(need)} of memory '
+            f'({MIB_PER_SERVER:.1f} MiB a server, results/bringup/), more than '
+            f"{int(MEM_SHARE * 100)}% of the {_size(available_mib)} available; choose a smaller instance")
 
 
 def _size(mib):
     for unit, div in (("TiB", 1024.0 ** 2), ("GiB", 1024.0)):
         if mib >= div:
-            return "%.1f %s" % (mib / div, unit)
-    return "%.0f MiB" % mib
+            return f"{mib / div:.1f} {unit}"
+    return f"{mib:.0f} MiB"

@@ -2,7 +2,10 @@
 Mininet TCLink options (bw in Mb/s, delay, jitter, loss, max_queue_size) and
 turned into tc commands with Mininet's own TCIntf command builders; the
 commands then run in batches instead of one shell round trip each."""
+from __future__ import annotations
+
 import re
+from collections.abc import Iterable
 
 from mininet.link import TCIntf
 
@@ -48,7 +51,7 @@ HIGHSPEED_FAMILIES = ("mdcube",)
 HIGHSPEED_FACTOR = 2  # MDCube testbed: a bundle of 2 switch ports per fibre
 
 
-def highspeed_default(server):
+def highspeed_default(server: dict) -> dict:
     """The MDCube testbed's inter-container link: twice the server rate."""
     out = dict(server)
     if out.get("bw") is not None:
@@ -56,22 +59,23 @@ def highspeed_default(server):
     return out
 
 
-def params_for(family, kind, server, highspeed):
+def params_for(family: str, kind: str, server: dict, highspeed: dict) -> dict:
     """The class of one link, by the family's paper setup."""
     if kind == "switch-switch" and family in HIGHSPEED_FAMILIES:
         return highspeed
     return server
 
 
-def plan_lines(family, kinds, server, highspeed, mtu):
+def plan_lines(family: str, kinds: Iterable[str], server: dict, highspeed: dict, mtu: int) -> list[str]:
     """What the plan printed at start says about link classes."""
-    out = ["server links: %s, MTU %d" % (describe(server), mtu)]
+    out = [f"server links: {describe(server)}, MTU {mtu:d}"]
     if kinds.get("switch-switch"):
         if family in HIGHSPEED_FAMILIES:
-            out.append("inter-container links (switch-switch): %s" % describe(highspeed))
+            out.append(f"inter-container links (switch-switch): {describe(highspeed)}")
         else:
-            out.append("switch-switch links (%s uplinks): %s, the server link rate as in the papers' "
-                       "tree of GbE mini-switches" % (family, describe(server)))
+            out.append(f"switch-switch links ({family} uplinks): {describe(server)}, the server link rate as in the "
+                       "papers' "
+                       "tree of GbE mini-switches")
     return out
 
 
@@ -86,19 +90,19 @@ class _TcCmdBuilder(TCIntf):
 _BUILDER = _TcCmdBuilder()
 
 
-def leaf_fifo(params):
+def leaf_fifo(params: dict) -> str | None:
     """The FIFO under the shaper: "bfifo limit B" for a queue in bytes (a
     switch port's buffer), "pfifo limit N" for one in packets, or None
     (the kernel's: a pfifo of txqueuelen, 1000 packets)."""
     p = params or {}
     if p.get("queue_bytes") is not None:
-        return "bfifo limit %d" % p["queue_bytes"]
+        return f'bfifo limit {p["queue_bytes"]:d}'
     if p.get("max_queue_size") is not None:
-        return "pfifo limit %d" % p["max_queue_size"]
+        return f'pfifo limit {p["max_queue_size"]:d}'
     return None
 
 
-def tc_lines(ifname, params):
+def tc_lines(ifname: str, params: dict) -> list[str]:
     """`tc -batch` lines shaping ifname's egress like TCLink would."""
     p = params or {}
     if p.get("bw") is None and not p.get("delay") and not p.get("loss") and leaf_fifo(p) is None:
@@ -122,49 +126,49 @@ def tc_lines(ifname, params):
     return [(c % ("", ifname)).strip() for c in cmds + more]
 
 
-def tbf_lines(ifname, bw, fifo):
+def tbf_lines(ifname: str, bw: float, fifo: str | None) -> list:
     """A token bucket at bw Mb/s over `fifo` (leaf_fifo(); the kernel's
     pfifo of 1000 packets when None), as the htb class and its leaf would give."""
-    return ["qdisc add dev %s root handle 5:0 tbf rate %fMbit burst %s limit 15000" % (ifname, bw, TBF_BURST),
-            "qdisc add dev %s parent 5:1 handle 10: %s" % (
-                ifname, "pfifo limit %d" % DEFAULT_QUEUE_PKTS if fifo is None else fifo)]
+    return [f"qdisc add dev {ifname} root handle 5:0 tbf rate {bw:f}Mbit burst {TBF_BURST} limit 15000",
+            f"qdisc add dev {ifname} parent 5:1 handle 10: "
+            f"{f'pfifo limit {DEFAULT_QUEUE_PKTS:d}' if fifo is None else fifo}"]
 
 
-def small_first_lines(ifname, bw, fifo):
+def small_first_lines(ifname: str, bw: float, fifo: str | None) -> list[str]:
     """Below Mininet's htb class 5:1 (the link rate): 5:10 for small frames,
     priority 0, and 5:11 for the rest, priority 1 (with `fifo`, leaf_fifo(),
     when given); u32 filters sort the frames. 5:1's own leaf goes."""
     mask = 0x10000 - SMALL_BYTES  # a 16-bit length under SMALL_BYTES (a power of 2) has these bits clear
     small = min(SMALL_CLASS_MBPS, bw / 2.0)
-    out = ["class add dev %s parent 5:1 classid 5:10 htb rate %fMbit ceil %fMbit prio 0" % (ifname, small, bw),
-           "class add dev %s parent 5:1 classid 5:11 htb rate %fMbit ceil %fMbit prio 1" % (ifname, bw - small, bw)]
+    out = [f"class add dev {ifname} parent 5:1 classid 5:10 htb rate {small:f}Mbit ceil {bw:f}Mbit prio 0",
+           f"class add dev {ifname} parent 5:1 classid 5:11 htb rate {bw - small:f}Mbit ceil {bw:f}Mbit prio 1"]
     if fifo is not None:
-        out.append("qdisc add dev %s parent 5:11 handle 11: %s" % (ifname, fifo))
-    out += ["filter add dev %s parent 5: protocol ip prio 1 u32 match u16 0 0x%04x at 2 flowid 5:10" % (ifname, mask),
-            "filter add dev %s parent 5: protocol 0x%04x prio 2 u32 match u16 0 0x%04x at %d flowid 5:10" % (
-                ifname, DCN_ETHERTYPE, mask, DCN_PAYLOAD_LEN_OFFSET),
-            "filter add dev %s parent 5: protocol all prio 3 u32 match u32 0 0 flowid 5:11" % ifname]
+        out.append(f"qdisc add dev {ifname} parent 5:11 handle 11: {fifo}")
+    out += [f"filter add dev {ifname} parent 5: protocol ip prio 1 u32 match u16 0 0x{mask:04x} at 2 flowid 5:10",
+            f"filter add dev {ifname} parent 5: protocol 0x{DCN_ETHERTYPE:04x} prio 2 u32 match u16 0 0x{mask:04x} "
+            f"at {DCN_PAYLOAD_LEN_OFFSET:d} flowid 5:10",
+            f"filter add dev {ifname} parent 5: protocol all prio 3 u32 match u32 0 0 flowid 5:11"]
     return out
 
 
-def describe(params):
+def describe(params: dict) -> str:
     p = params or {}
     parts = []
-    parts.append("%g Mb/s" % p["bw"] if p.get("bw") is not None else "unshaped")
+    parts.append(f'{p["bw"]:g} Mb/s' if p.get("bw") is not None else "unshaped")
     if p.get("delay"):
         parts.append("delay " + str(p["delay"]))
     if p.get("jitter"):
         parts.append("jitter " + str(p["jitter"]))
     if p.get("loss"):
-        parts.append("loss %g%%" % p["loss"])
+        parts.append(f'loss {p["loss"]:g}%')
     if p.get("queue_bytes") is not None:
-        parts.append("FIFO of %d bytes" % p["queue_bytes"])
+        parts.append(f'FIFO of {p["queue_bytes"]:d} bytes')
     elif p.get("max_queue_size") is not None:
-        parts.append("queue %d pkts" % p["max_queue_size"])
+        parts.append(f'queue {p["max_queue_size"]:d} pkts')
     if p.get("small_first") and p.get("bw") is not None:
         parts.append("small frames first")
     elif p.get("shaper", "htb") != "htb" and p.get("bw") is not None:
-        parts.append("%s shaper" % p["shaper"])
+        parts.append(f'{p["shaper"]} shaper')
     return ", ".join(parts)
 
 
@@ -177,7 +181,7 @@ def _number(key, text, kind):
     try:
         return kind(text)
     except ValueError:
-        raise ValueError("link option %s=%s: not %s" % (key, text, "an integer" if kind is int else "a number")) \
+        raise ValueError(f'link option {key}={text}: not {"an integer" if kind is int else "a number"}') \
             from None
 
 
@@ -186,7 +190,7 @@ def _seconds(text):
     return float(m.group(1)) * {"us": 1e-6, "ms": 1e-3, "s": 1.0}[m.group(3)]
 
 
-def parse_override(text, base):
+def parse_override(text: str, base: dict) -> dict:
     """'bw=200,delay=1ms,loss=0.1,max_queue_size=100,queue_bytes=131072,small_first=on,shaper=tbf'
     (bw=none: unshaped)."""
     out = dict(base)
@@ -196,41 +200,40 @@ def parse_override(text, base):
         if not item.strip():
             continue
         if "=" not in item:
-            raise ValueError("link option %r: expected key=value" % item)
+            raise ValueError(f"link option {item!r}: expected key=value")
         k, v = (x.strip() for x in item.split("=", 1))
         if k not in ("bw", "delay", "jitter", "loss", "max_queue_size", "queue_bytes", "small_first", "shaper"):
-            raise ValueError("link option %r: unknown (bw, delay, jitter, loss, max_queue_size, queue_bytes, "
-                             "small_first, shaper)" % k)
+            raise ValueError(f"link option {k!r}: unknown (bw, delay, jitter, loss, max_queue_size, queue_bytes, "
+                             "small_first, shaper)")
         if k == "shaper":
             if v.lower() not in SHAPERS:
-                raise ValueError("link option shaper=%s: %s" % (v, " or ".join(SHAPERS)))
+                raise ValueError(f'link option shaper={v}: {" or ".join(SHAPERS)}')
             out[k] = v.lower()
         elif k == "small_first":
             if v.lower() not in ("on", "off"):
-                raise ValueError("link option small_first=%s: on or off" % v)
+                raise ValueError(f"link option small_first={v}: on or off")
             out[k] = v.lower() == "on"
         elif v.lower() in ("none", ""):
             out[k] = None
         elif k == "bw":
             out[k] = _number(k, v, float)
             if not BW_MIN <= out[k] <= BW_MAX:  # the agents' --capacity-mbps is whole Mb/s, at least 1
-                raise ValueError("link option bw=%s: %g..%g Mb/s (none: unshaped)" % (v, BW_MIN, BW_MAX))
+                raise ValueError(f"link option bw={v}: {BW_MIN:g}..{BW_MAX:g} Mb/s (none: unshaped)")
         elif k == "loss":
             out[k] = _number(k, v, float)
             if not 0 <= out[k] <= 100:
-                raise ValueError("link option loss=%s: 0..100 %%" % v)
+                raise ValueError(f"link option loss={v}: 0..100 %")
         elif k == "max_queue_size":
             out[k] = _number(k, v, int)
             if out[k] < 1:
-                raise ValueError("link option max_queue_size=%s: at least 1 packet" % v)
+                raise ValueError(f"link option max_queue_size={v}: at least 1 packet")
         elif k == "queue_bytes":
             out[k] = _number(k, v, int)
             if not QUEUE_BYTES_MIN <= out[k] <= QUEUE_BYTES_MAX:
-                raise ValueError("link option queue_bytes=%s: %d..%d bytes" % (v, QUEUE_BYTES_MIN, QUEUE_BYTES_MAX))
+                raise ValueError(f"link option queue_bytes={v}: {QUEUE_BYTES_MIN:d}..{QUEUE_BYTES_MAX:d} bytes")
         else:  # delay, jitter: into tc's command lines, so a time and nothing else
             if not _TIME.match(v) or _seconds(v) > TIME_MAX_S:
-                raise ValueError("link option %s=%s: a time such as 1ms, 250us or 0.5s, at most %g s"
-                                 % (k, v, TIME_MAX_S))
+                raise ValueError(f"link option {k}={v}: a time such as 1ms, 250us or 0.5s, at most {TIME_MAX_S:g} s")
             out[k] = v
     if out.get("shaper") == "tbf" and (out.get("small_first") or out.get("delay") or out.get("jitter")
                                        or out.get("loss")):

@@ -1,6 +1,8 @@
 """Low-level, batched network operations: `ip -batch` / `tc -batch`, entering
 a host's network namespace, and turning veth offloads off by ioctl (one
 ethtool process per interface is far too slow for thousands of ports)."""
+from __future__ import annotations
+
 import ctypes
 import fcntl
 import json
@@ -10,6 +12,7 @@ import socket
 import struct
 import subprocess
 import time
+from collections.abc import Iterable
 
 CLONE_NEWNET = 0x40000000
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -38,7 +41,7 @@ class in_netns:
     of process `pid` (None = stay where we are). Subprocesses started inside
     inherit it."""
 
-    def __init__(self, pid):
+    def __init__(self, pid: int) -> None:
         self.pid = pid
         self.home = None
 
@@ -46,7 +49,7 @@ class in_netns:
         if self.pid is None:
             return self
         self.home = os.open("/proc/thread-self/ns/net", os.O_RDONLY)  # this thread's, not the main one's
-        target = os.open("/proc/%d/ns/net" % self.pid, os.O_RDONLY)
+        target = os.open(f"/proc/{self.pid:d}/ns/net", os.O_RDONLY)
         try:
             _setns(target)
         finally:
@@ -62,7 +65,7 @@ class in_netns:
         return False
 
 
-def run_batch(tool, lines, pid=None, force=True, check=True):
+def run_batch(tool: str, lines: Iterable[str], pid: int | None = None, force: bool = True, check: bool = True) -> str:
     """Run `tool -batch -` (tool: "ip" or "tc") over `lines` on its stdin, in
     the netns of `pid`. With force, later lines still run after an error.
     No temporary file: a run killed meanwhile leaves nothing in /tmp."""
@@ -73,7 +76,7 @@ def run_batch(tool, lines, pid=None, force=True, check=True):
         r = subprocess.run(cmd, input="\n".join(lines) + "\n", stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, text=True)
     if check and r.returncode != 0:
-        raise RuntimeError("%s -batch failed: %s" % (tool, r.stderr.strip()[:800]))
+        raise RuntimeError(f"{tool} -batch failed: {r.stderr.strip()[:800]}")
     return r.stderr
 
 
@@ -83,7 +86,7 @@ def _ethtool_set(sock, ifname, cmd, value):
     fcntl.ioctl(sock.fileno(), SIOCETHTOOL, ifr)
 
 
-def offloads_off(ifnames, pid=None):
+def offloads_off(ifnames: Iterable[str], pid: int | None = None) -> list[str]:
     """tx checksum, scatter-gather, TSO, GSO and GRO off (what `ethtool -K
     IF tx off tso off gso off gro off` does) for interfaces in the netns of pid."""
     failed = []
@@ -102,7 +105,7 @@ def offloads_off(ifnames, pid=None):
     return failed
 
 
-def link_exists(name, pid=None):
+def link_exists(name: str, pid: int | None = None) -> bool:
     """Whether interface `name` exists in the netns of pid (sysfs would show
     the mounting namespace, so ask the kernel through a socket instead)."""
     with in_netns(pid):
@@ -113,14 +116,14 @@ def link_exists(name, pid=None):
             return False
 
 
-def new_device_group():
+def new_device_group() -> int:
     """A device group number for one run's root-namespace interfaces (veth
     ends and Linux bridges), drawn at random so that no one else's devices
     are in it: `delete_group` then removes them all in one request."""
     return random.SystemRandom().randrange(1 << 16, 1 << 31)
 
 
-def group_members(group):
+def group_members(group: int) -> list | None:
     """Names of the root-namespace interfaces in device group `group`."""
     r = subprocess.run(["ip", "-j", "link", "show", "group", str(group)], stdout=subprocess.PIPE,
                        stderr=subprocess.DEVNULL, text=True)
@@ -132,7 +135,7 @@ def group_members(group):
         return None
 
 
-def delete_group(group, ours):
+def delete_group(group: int, ours: Iterable[str]) -> list[str]:
     """Delete every interface of device group `group` in one request: the
     kernel unregisters them as one batch, where `ip link del` one by one
     waits for an RCU grace period each (about 16 ms here; 8192 veth pairs:
@@ -150,7 +153,7 @@ def delete_group(group, ours):
     return members if r.returncode == 0 else []
 
 
-def root_links_with_prefix(prefix):
+def root_links_with_prefix(prefix: str) -> list:
     try:
         return [n for n in os.listdir("/sys/class/net") if n.startswith(prefix)]
     except OSError:
@@ -162,7 +165,7 @@ SIOCSIFFLAGS = 0x8914
 IFF_UP = 0x1
 
 
-def set_up(ifnames, pid=None, up=True):
+def set_up(ifnames: Iterable[str], pid: int | None = None, up: bool = True) -> list[str]:
     """Bring interfaces up or down (ioctl, no process per interface).
     Returns the names that do not exist."""
     missing = []
@@ -182,7 +185,7 @@ def set_up(ifnames, pid=None, up=True):
     return missing
 
 
-def write_sysctls(pairs, pid=None):
+def write_sysctls(pairs: list[tuple[str, str]], pid: int | None = None) -> None:
     """Write /proc/sys files inside the netns of pid (/proc/sys/net follows the
     writing thread's namespace). pairs: [(path, value)]. Errors are ignored."""
     with in_netns(pid):
@@ -194,7 +197,7 @@ def write_sysctls(pairs, pid=None):
                 pass
 
 
-def operstate(ifname, pid=None):
+def operstate(ifname: str, pid: int | None = None) -> str:
     """'up' when the interface has carrier (reads flags by ioctl)."""
     IFF_RUNNING = 0x40
     with in_netns(pid):
@@ -209,7 +212,7 @@ def operstate(ifname, pid=None):
             s.close()
 
 
-def wait_links_gone(names, timeout=15.0):
+def wait_links_gone(names: list[str], timeout: float = 15.0) -> list[str]:
     """Wait while links keep disappearing (namespaces being destroyed remove
     their veths asynchronously); return those still present."""
     left = [n for n in names if link_exists(n)]
@@ -225,7 +228,7 @@ def wait_links_gone(names, timeout=15.0):
     return left
 
 
-def stop_popens(procs, grace=3.0):
+def stop_popens(procs: Iterable[subprocess.Popen], grace: float = 3.0) -> None:
     """Ends processes we started (Popen objects), by PID: SIGTERM to each
     one still running, then SIGKILL to any not gone after `grace` seconds."""
     for p in procs:

@@ -5,10 +5,13 @@ not running, and a run stops again only the daemons it started, by PID, once
 no bridge is left on them (BringUp records them in the state file as
 `ovs_started`; state.stop_ovs_started). Daemons found running are left
 alone; only the bridges this run created are ever removed."""
+from __future__ import annotations
+
 import os
 import shutil
 import subprocess
 import time
+from collections.abc import Callable, Sequence
 
 RUN_DIR = "/var/run/openvswitch"
 DB_SOCK = os.path.join(RUN_DIR, "db.sock")
@@ -16,7 +19,7 @@ DB_FILE = "/etc/openvswitch/conf.db"
 SCHEMA = "/usr/share/openvswitch/vswitch.ovsschema"
 
 
-def pidfile_pid(pidfile):
+def pidfile_pid(pidfile: str) -> int | None:
     """The pid in an OVS pid file, or None."""
     try:
         with open(pidfile) as f:
@@ -36,24 +39,24 @@ def _pid_alive(pidfile):
     return False
 
 
-def vswitchd_pid():
+def vswitchd_pid() -> int | None:
     return pidfile_pid(os.path.join(RUN_DIR, "ovs-vswitchd.pid"))
 
 
-def daemon_pid(name):
+def daemon_pid(name: str) -> int | None:
     """The pid of ovsdb-server or ovs-vswitchd from its pid file, or None."""
     return pidfile_pid(os.path.join(RUN_DIR, name + ".pid"))
 
 
-def db_running():
+def db_running() -> bool:
     return _pid_alive(os.path.join(RUN_DIR, "ovsdb-server.pid"))
 
 
-def vswitchd_running():
+def vswitchd_running() -> bool:
     return _pid_alive(os.path.join(RUN_DIR, "ovs-vswitchd.pid"))
 
 
-def ensure_running(log=print):
+def ensure_running(log: Callable[[str], None] = print) -> list[str]:
     """Start ovsdb-server and ovs-vswitchd if they are not running."""
     if not shutil.which("ovs-vsctl"):
         raise RuntimeError("openvswitch-switch is not installed (sudo make deps)")
@@ -102,7 +105,7 @@ AFXDP_MEM_SHARE = 0.6
 NETDEV_PORTS_SEEN_OK = 192
 
 
-def mem_available_kib():
+def mem_available_kib() -> int:
     with open("/proc/meminfo") as f:
         for line in f:
             if line.startswith("MemAvailable:"):
@@ -110,18 +113,18 @@ def mem_available_kib():
     return 0
 
 
-def afxdp_memory_problem(ports, available_kib):
+def afxdp_memory_problem(ports: int, available_kib: int) -> str | None:
     """Why `ports` AF_XDP ports do not fit in `available_kib` (a one-line
     reason), or None when they do."""
     need_mib = ports * AFXDP_MIB_PER_PORT
     if need_mib * 1024 <= available_kib * AFXDP_MEM_SHARE:
         return None
-    return ("%d AF_XDP ports need about %.1f GiB in ovs-vswitchd (%d MiB each), more than %d%% of the "
-            "%.1f GiB available" % (ports, need_mib / 1024.0, AFXDP_MIB_PER_PORT, AFXDP_MEM_SHARE * 100,
-                                    available_kib / 1048576.0))
+    return (f"{ports:d} AF_XDP ports need about {need_mib / 1024.0:.1f} GiB in ovs-vswitchd ({AFXDP_MIB_PER_PORT:d} "
+            f"MiB each), more than {int(AFXDP_MEM_SHARE * 100)}% of the "
+            f"{available_kib / 1048576.0:.1f} GiB available")
 
 
-def kernel_datapath_available():
+def kernel_datapath_available() -> bool:
     """True when the openvswitch kernel module is loaded or loadable."""
     if os.path.isdir("/sys/module/openvswitch"):
         return True
@@ -132,11 +135,11 @@ def kernel_datapath_available():
     return False
 
 
-def vsctl_batch(args_list, chunk=256, timeout=600, wait=True):
+def vsctl_batch(args_list: Sequence[list[str]], chunk: int = 256, timeout: float = 600, wait: bool = True) -> None:
     """Run many ovs-vsctl commands, `chunk` per transaction. wait=False:
     the database alone (--no-wait), for when ovs-vswitchd is not running."""
     for i in range(0, len(args_list), chunk):
-        cmd = ["ovs-vsctl", "--timeout=%d" % timeout] + ([] if wait else ["--no-wait"])
+        cmd = ["ovs-vsctl", f"--timeout={int(timeout)}"] + ([] if wait else ["--no-wait"])
         for args in args_list[i:i + chunk]:
             cmd += ["--"] + list(args)
         r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -144,7 +147,7 @@ def vsctl_batch(args_list, chunk=256, timeout=600, wait=True):
             raise RuntimeError("ovs-vsctl failed: " + r.stderr.strip()[:500])
 
 
-def bridges_in_db():
+def bridges_in_db() -> list[str] | None:
     """The bridges in OVS's database, or None when it cannot be read (no
     ovsdb-server running, or ovs-vsctl failed)."""
     if not db_running():
@@ -154,17 +157,18 @@ def bridges_in_db():
     return r.stdout.split() if r.returncode == 0 else None
 
 
-def list_bridges():
+def list_bridges() -> list[str]:
     """The bridges in OVS's database; [] when there is none to read."""
     return bridges_in_db() or []
 
 
-def add_bridge_cmds(name, datapath, ports, stp=False, port_type=None):
+def add_bridge_cmds(name: str, datapath: str, ports: list[str], stp: bool = False,
+                    port_type: str | None = None) -> list[list[str]]:
     """Commands for a dumb learning switch: standalone, no controller, no STP
     (STP only when the switches alone form loops)."""
     cmds = [["--may-exist", "add-br", name],
             ["set", "bridge", name, "datapath_type=" + datapath, "fail_mode=standalone",
-             "stp_enable=%s" % ("true" if stp else "false"), "rstp_enable=false",
+             f'stp_enable={"true" if stp else "false"}', "rstp_enable=false",
              "other_config:mac-aging-time=300"]]
     if stp:
         cmds.append(["set", "bridge", name, "other_config:stp-forward-delay=4",
@@ -176,7 +180,7 @@ def add_bridge_cmds(name, datapath, ports, stp=False, port_type=None):
     return cmds
 
 
-def del_bridges(names):
+def del_bridges(names: list[str]) -> int:
     """Delete the bridges `names` (the caller's own); returns how many were
     asked for. The database is what counts: with ovs-vswitchd gone (seen:
     OOM-killed while adding AF_XDP ports) they are deleted from it alone
@@ -204,11 +208,11 @@ _POLICY_NAMES = {os.SCHED_OTHER: "SCHED_OTHER", os.SCHED_FIFO: "SCHED_FIFO", os.
                  os.SCHED_BATCH: "SCHED_BATCH", os.SCHED_IDLE: "SCHED_IDLE"}
 
 
-def policy_name(policy):
+def policy_name(policy: int) -> str:
     return _POLICY_NAMES.get(policy, str(policy))
 
 
-def thread_sched(tid):
+def thread_sched(tid: int) -> tuple | None:
     """(policy, priority) of thread tid, or None when it is gone."""
     try:
         return os.sched_getscheduler(tid), os.sched_getparam(tid).sched_priority
@@ -216,19 +220,19 @@ def thread_sched(tid):
         return None
 
 
-def raise_forwarder(pid):
+def raise_forwarder(pid: int) -> str | None:
     """Put ovs-vswitchd's main thread (tid == pid) at FORWARDER_POLICY and
     FORWARDER_PRIORITY. Returns None, or a one-line reason when it cannot be
     done (the caller warns and goes on at the normal priority)."""
     try:
         os.sched_setscheduler(pid, FORWARDER_POLICY, os.sched_param(FORWARDER_PRIORITY))
     except OSError as e:
-        return "cannot set %s %d on ovs-vswitchd (pid %d): %s" % (
-            policy_name(FORWARDER_POLICY), FORWARDER_PRIORITY, pid, e.strerror)
+        return (f"cannot set {policy_name(FORWARDER_POLICY)} {FORWARDER_PRIORITY:d} on ovs-vswitchd (pid {pid:d}): "
+                f"{e.strerror}")
     return None
 
 
-def restore_forwarder(pid, policy, priority):
+def restore_forwarder(pid: int, policy: int, priority: int) -> bool:
     """Give the thread back the policy it had, if it still has the one a run
     set (someone else may have changed it since). True when restored."""
     if thread_sched(pid) != (FORWARDER_POLICY, FORWARDER_PRIORITY):

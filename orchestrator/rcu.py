@@ -11,11 +11,12 @@ periods, 1.1 s and 4.8 s. So the testbed sets /sys/kernel/rcu_expedited
 while its agents start and while they stop, records the value it found in
 the state file first, and puts that value back after (or `make
 clean-testbed` does, after a killed run)."""
+from __future__ import annotations
 
 PATH = "/sys/kernel/rcu_expedited"
 
 
-def read(path=PATH):
+def read(path: str = PATH) -> int | None:
     """The knob's value (0 or 1), or None when the kernel has none."""
     try:
         with open(path) as f:
@@ -24,17 +25,17 @@ def read(path=PATH):
         return None
 
 
-def write(value, path=PATH):
+def write(value: int, path: str = PATH) -> bool:
     """True when the knob now holds value."""
     try:
         with open(path, "w") as f:
-            f.write("%d\n" % value)
+            f.write(f"{value:d}\n")
     except OSError:
         return False
     return read(path) == value
 
 
-def expedite(path=PATH):
+def expedite(path: str = PATH) -> int | None:
     """Turn it on. Returns the value to put back, or None when there is
     nothing to put back (no knob, already on, or not allowed)."""
     before = read(path)
@@ -43,7 +44,7 @@ def expedite(path=PATH):
     return before if write(1, path) else None
 
 
-def restore(before, path=PATH):
+def restore(before: int, path: str = PATH) -> bool:
     """Put back the value found, if the knob still holds the one we set
     (someone else may have changed it since). True when restored."""
     if before is None or read(path) != 1:

@@ -2,12 +2,19 @@
 pairs for small instances, a sample covering every server otherwise) and one
 iperf3 TCP transfer between two servers far apart (across a relay when the
 family relays)."""
+from __future__ import annotations
+
 import json
 import os
 import random
 import signal
 import subprocess
 import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .testbed import Testbed
 
 # Above this many servers the smoke check pings a random sample of at most
 # SCALE_PAIRS pairs, all in parallel, within SCALE_BUDGET_S seconds (issue 9:
@@ -24,7 +31,7 @@ LATE_PAIRS = 8
 LATE_WAIT_S = 10
 
 
-def choose_pairs(servers, max_pairs=1100, seed=1):
+def choose_pairs(servers: list[str], max_pairs: int = 1100, seed: int = 1) -> list[tuple[str, str]]:
     """All ordered pairs when few; else a derangement (every server sends and
     receives once) plus random pairs up to max_pairs."""
     n = len(servers)
@@ -44,15 +51,16 @@ def choose_pairs(servers, max_pairs=1100, seed=1):
     return sorted(pairs)
 
 
-def ping_script(ips, count, interval, wait_s):
+def ping_script(ips: list[str], count: int, interval: float, wait_s: float) -> str:
     """One shell in the source server pings every destination at once."""
-    return ('for d in %s; do (if ping -n -q -c %d -i %s -W %d $d >/dev/null 2>&1; '
-            'then echo "ok $d"; else echo "fail $d"; fi) & done; wait' %
-            (" ".join(ips), count, interval, wait_s))
+    return (f'for d in {" ".join(ips)}; do (if ping -n -q -c {int(count)} -i {interval} -W {int(wait_s)} $d >/dev/null '
+            '2>&1; '
+            'then echo "ok $d"; else echo "fail $d"; fi) & done; wait')
 
 
-def ping_pairs(tb, pairs, count=3, interval=0.2, wait_s=2, max_inflight=256, log=None,
-               deadline_s=None, progress_s=2.0):
+def ping_pairs(tb: Testbed, pairs: list[tuple[str, str]], count: int = 3, interval: float = 0.2, wait_s: float = 2,
+               max_inflight: int = 256, log: Callable[[str], None] | None = None, deadline_s: float | None = None,
+               progress_s: float = 2.0) -> tuple:
     """Returns (ok_pairs, failed_pairs). The pings from one source run in
     parallel in one shell inside that server; up to max_inflight pings are
     under way at a time, more start as sources finish. With log, progress is
@@ -105,13 +113,13 @@ def ping_pairs(tb, pairs, count=3, interval=0.2, wait_s=2, max_inflight=256, log
             running = still
             now = time.time()
             if log and now - last >= progress_s and (todo or running):
-                log("*** ping: %d/%d pairs done, %d failed (%.0f s)" % (
-                    len(ok) + len(failed), total, len(failed), now - t0))
+                log(f"*** ping: {len(ok) + len(failed):d}/{total:d} pairs done, {len(failed)} failed ({now - t0:.0f} "
+                    "s)")
                 last = now
             if end and now > end and (todo or running):
                 if log:
-                    log("*** ping: %.0f s budget spent; %d pairs not answered count as failed" % (
-                        deadline_s, total - len(ok) - len(failed)))
+                    log(f"*** ping: {deadline_s:.0f} s budget spent; {total - len(ok) - len(failed):d} pairs not "
+                        "answered count as failed")
                 break
             if running:
                 time.sleep(0.05)
@@ -136,7 +144,7 @@ def ping_pairs(tb, pairs, count=3, interval=0.2, wait_s=2, max_inflight=256, log
     return ok, failed
 
 
-def far_pair(tb):
+def far_pair(tb: Testbed) -> tuple:
     """(src, dst, hops): server 0 and the server farthest from it in server hops."""
     w = tb.wiring
     src = w.server_list[0]["name"]
@@ -145,7 +153,7 @@ def far_pair(tb):
     return src, dst, dist[dst]
 
 
-def iperf(tb, src, dst, seconds=2, port=5201, timeout=30):
+def iperf(tb: Testbed, src: str, dst: str, seconds: float = 2, port: int = 5201, timeout: float = 30) -> dict:
     """TCP throughput src -> dst in Mb/s (receiver side), raises on failure."""
     ip = tb.wiring.ip_of(dst)
     server = tb.spawn_in(dst, ["iperf3", "-s", "-1", "-B", ip, "-p", str(port)], "iperf3 -s in " + dst,
@@ -158,8 +166,7 @@ def iperf(tb, src, dst, seconds=2, port=5201, timeout=30):
                 break
             time.sleep(0.3)
             if server.poll() is not None:
-                raise RuntimeError("iperf3 server in %s exited: %s" % (
-                    dst, server.stderr.read().decode(errors="replace")[:300]))
+                raise RuntimeError(f'iperf3 server in {dst} exited: {server.stderr.read().decode(errors="replace")[:300]}')
             rc, out, err = tb.run_in(src, ["iperf3", "-c", ip, "-p", str(port), "-t", str(seconds),
                                            "-J", "--connect-timeout", "3000"],
                                      timeout=max(seconds + 5, give_up - time.time()))
@@ -172,7 +179,7 @@ def iperf(tb, src, dst, seconds=2, port=5201, timeout=30):
             if "refused" not in str(res.get("error", "")):
                 break
         if not res or "error" in res:
-            raise RuntimeError("iperf3 %s -> %s failed: %s" % (src, dst, (res or {}).get("error")))
+            raise RuntimeError(f'iperf3 {src} -> {dst} failed: {(res or {}).get("error")}')
         end = res["end"]
         mbps = end["sum_received"]["bits_per_second"] / 1e6
         return {"src": src, "dst": dst, "mbps": round(mbps, 1),
@@ -184,7 +191,7 @@ def iperf(tb, src, dst, seconds=2, port=5201, timeout=30):
         tb.reap(server)
 
 
-def carrier_check(tb):
+def carrier_check(tb: Testbed) -> list[tuple[str, str]]:
     """Every port of every link has carrier on both ends: [(node, ifname)] without."""
     from . import netops
     bad = []
@@ -196,7 +203,7 @@ def carrier_check(tb):
     return bad
 
 
-def l2_pairs(tb):
+def l2_pairs(tb: Testbed) -> list[tuple[str, str]]:
     """Without agents, a server only has an address on its lowest port: pairs
     of servers whose lowest ports share a switch (each such switch once)."""
     w = tb.wiring
@@ -216,7 +223,7 @@ def l2_pairs(tb):
     return pairs
 
 
-def smoke_pairs(servers, max_pairs=1100, seed=1):
+def smoke_pairs(servers: list[str], max_pairs: int = 1100, seed: int = 1) -> list[tuple[str, str]]:
     """The pairs the smoke check pings: choose_pairs() up to SCALE_SERVERS
     servers; above, a random sample of at most SCALE_PAIRS distinct ordered
     pairs (every pair costs a ping process while thousands of agents hold
@@ -232,7 +239,8 @@ def smoke_pairs(servers, max_pairs=1100, seed=1):
     return sorted(pairs)
 
 
-def late_check(tb, failed, log, pairs=LATE_PAIRS, wait_s=LATE_WAIT_S):
+def late_check(tb: Testbed, failed: list[tuple[str, str]], log: Callable[[str], None], pairs: int = LATE_PAIRS,
+               wait_s: float = LATE_WAIT_S) -> dict:
     """One ping with a wait of wait_s seconds to each of the first `pairs`
     failed pairs, all at once, the whole within wait_s + 2 s. Returns
     {"tried", "answered", "wait_s"}, and says what it means."""
@@ -244,12 +252,12 @@ def late_check(tb, failed, log, pairs=LATE_PAIRS, wait_s=LATE_WAIT_S):
         if tb.is_ovs and tb.datapath == "netdev":
             why += (" (OVS's userspace datapath: at thousands of switch ports one hop takes from a tenth "
                     "of a second to seconds, docs/testbed.md; --switch lxbr carries this size)")
-    log("*** %d of the %d failed pairs pinged once more, waiting up to %d s: %d answered%s" % (
-        len(tried), len(failed), wait_s, len(ok), why))
+    log(f"*** {len(tried)} of the {len(failed)} failed pairs pinged once more, waiting up to {int(wait_s)} s: {len(ok)} "
+        f"answered{why}")
     return {"tried": len(tried), "answered": len(ok), "wait_s": wait_s}
 
 
-def smoke(tb, max_pairs=1100, iperf_seconds=2, log=print):
+def smoke(tb: Testbed, max_pairs: int = 1100, iperf_seconds: int = 2, log: Callable[[str], None] = print) -> dict:
     import shutil
     if not shutil.which("ping") or not shutil.which("iperf3"):
         raise RuntimeError("ping or iperf3 missing (sudo make deps)")
@@ -258,21 +266,21 @@ def smoke(tb, max_pairs=1100, iperf_seconds=2, log=print):
         bad = carrier_check(tb)
         pairs = l2_pairs(tb)
         ok, failed = ping_pairs(tb, pairs, log=log)
-        log("*** L2 check without agents: %d ports without carrier; ping between %d server pairs "
-            "sharing a switch on their lowest port: %d ok, %d failed" % (len(bad), len(pairs), len(ok), len(failed)))
+        log(f"*** L2 check without agents: {len(bad)} ports without carrier; ping between {len(pairs)} server pairs "
+            f"sharing a switch on their lowest port: {len(ok)} ok, {len(failed)} failed")
         return {"pairs": len(pairs), "ping_ok": len(ok), "ping_failed": failed, "no_carrier": bad,
                 "iperf": None, "passed": not bad and not failed}
     pairs = smoke_pairs(servers, max_pairs)
     at_scale = len(servers) > SCALE_SERVERS
     t0 = time.time()
     if at_scale:
-        log("*** ping: a random sample of %d pairs, in parallel, within %d s" % (len(pairs), SCALE_BUDGET_S))
+        log(f"*** ping: a random sample of {len(pairs)} pairs, in parallel, within {SCALE_BUDGET_S:d} s")
     ok, failed = ping_pairs(tb, pairs, log=log, deadline_s=SCALE_BUDGET_S if at_scale else None)
-    how = "all %d pairs" % len(pairs) if len(pairs) == len(servers) * (len(servers) - 1) \
-        else "a random sample of %d pairs" % len(pairs) if at_scale \
-        else "a sample of %d pairs covering every server" % len(pairs)
-    log("*** ping %s%s: %d ok, %d failed (%.1f s)" % (
-        how, " through the agents" if tb.agent_mode else "", len(ok), len(failed), time.time() - t0))
+    how = f"all {len(pairs)} pairs" if len(pairs) == len(servers) * (len(servers) - 1) \
+        else f"a random sample of {len(pairs)} pairs" if at_scale \
+        else f"a sample of {len(pairs)} pairs covering every server"
+    log(f'*** ping {how}{" through the agents" if tb.agent_mode else ""}: {len(ok)} ok, {len(failed)} failed '
+        f'({time.time() - t0:.1f} s)')
     result = {"pairs": len(pairs), "ping_ok": len(ok), "ping_failed": failed, "iperf": None}
     if failed:
         log("***   failed: " + ", ".join("%s->%s" % p for p in failed[:20]))
@@ -283,8 +291,8 @@ def smoke(tb, max_pairs=1100, iperf_seconds=2, log=print):
             r = iperf(tb, src, dst, seconds=iperf_seconds, timeout=15 if at_scale else 30)
             r["server_hops"] = hops
             result["iperf"] = r
-            log("*** iperf3 %s -> %s (%d server hops%s): %.1f Mb/s" % (
-                src, dst, hops, ", relayed" if hops > 1 else "", r["mbps"]))
+            log(f'*** iperf3 {src} -> {dst} ({hops:d} server hops{", relayed" if hops > 1 else ""}): {r["mbps"]:.1f} '
+                'Mb/s')
         except RuntimeError as e:
             result["iperf_error"] = str(e)
             log("*** " + str(e))

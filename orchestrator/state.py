@@ -3,6 +3,8 @@ date, so that `make clean-testbed` can remove what a killed run left behind.
 Cleanup removes only what the file lists, and only names carrying the
 project prefix; processes are matched by PID *and* start time, so a recycled
 PID is never signalled."""
+from __future__ import annotations
+
 import fcntl
 import json
 import os
@@ -10,6 +12,8 @@ import signal
 import socket
 import stat
 import time
+from collections.abc import Callable, Iterable
+from typing import IO
 
 from . import netops, ovs, rcu
 from .topology import BRIDGE_PREFIX
@@ -26,7 +30,7 @@ CLK_TCK = os.sysconf("SC_CLK_TCK")
 NETNS_LOCK = "/run/dcn-netns.lock"
 
 
-def take_netns_lock(say):
+def take_netns_lock(say: Callable[[str], None]) -> IO | None:
     """One testbed, experiment, namespace test or namespace bench at a time
     on the machine (they share OVS and the names): the lock file, held while
     it stays open, or None when the caller's caller holds it already
@@ -38,19 +42,19 @@ def take_netns_lock(say):
     try:
         fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
-        say("waiting for another testbed, experiment or namespace test to finish (%s)" % NETNS_LOCK)
+        say(f"waiting for another testbed, experiment or namespace test to finish ({NETNS_LOCK})")
         fcntl.flock(f, fcntl.LOCK_EX)
     return f
 
 
-def kill_point(stage):
+def kill_point(stage: str) -> None:
     """A named point of the bring-up, an experiment or the teardown where a
     test can have the run SIGKILLed (DCN_KILL_AT=stage); nothing otherwise."""
     if os.environ.get(KILL_AT_ENV) == stage:
         os.kill(os.getpid(), signal.SIGKILL)
 
 
-def socket_occupant(path):
+def socket_occupant(path: str) -> str | None:
     """What stops an agent from taking the control socket `path`: None when
     nothing is there or only a stale socket (nobody answers; the agent
     replaces it), else a short reason."""
@@ -69,11 +73,11 @@ def socket_occupant(path):
         except ConnectionRefusedError:
             return None
         except OSError as e:
-            return "%s on connect" % e.strerror
+            return f"{e.strerror} on connect"
     return "a live agent (or another program) answers there"
 
 
-def remove_stale_socket(path):
+def remove_stale_socket(path: str) -> bool:
     """Unlink path only when it is a socket nobody answers on: never a file
     someone else put there, never a live agent's socket. True if removed."""
     if socket_occupant(path) is not None:
@@ -85,18 +89,18 @@ def remove_stale_socket(path):
         return False
 
 
-def proc_cpu_s(pid):
+def proc_cpu_s(pid: int) -> float | None:
     """CPU time pid has used, user and system (fields 14 and 15 of stat), in
     seconds; None when it is gone."""
     try:
-        with open("/proc/%d/stat" % pid) as f:
+        with open(f"/proc/{pid:d}/stat") as f:
             fields = f.read().rsplit(")", 1)[1].split()
         return (int(fields[11]) + int(fields[12])) / CLK_TCK
     except (OSError, IndexError, ValueError):
         return None
 
 
-def box_cpu_times():
+def box_cpu_times() -> tuple:
     """(total, idle + iowait, nice) jiffies of the whole box since boot, from
     /proc/stat (guest time is already inside user and nice)."""
     with open("/proc/stat") as f:
@@ -105,13 +109,13 @@ def box_cpu_times():
     return sum(vals), vals[3] + vals[4], vals[1]
 
 
-def proc_rss_kib(pid):
+def proc_rss_kib(pid: int) -> int | None:
     """Resident set size of pid (VmRSS) in KiB; None when pid is None or
     gone."""
     if pid is None:
         return None
     try:
-        with open("/proc/%d/status" % pid) as f:
+        with open(f"/proc/{pid:d}/status") as f:
             for line in f:
                 if line.startswith("VmRSS:"):
                     return int(line.split()[1])
@@ -120,13 +124,13 @@ def proc_rss_kib(pid):
     return None
 
 
-def proc_start_time(pid):
+def proc_start_time(pid: int) -> int | None:
     """Start time of pid in clock ticks since boot (field 22 of stat), or
     None when it is gone or a zombie: a zombie holds no namespace and
     cannot be signalled, and the container's init may reap it late (a host
     shell whose orchestrator was SIGKILLed is one until then)."""
     try:
-        with open("/proc/%d/stat" % pid) as f:
+        with open(f"/proc/{pid:d}/stat") as f:
             data = f.read()
     except OSError:
         return None
@@ -136,17 +140,17 @@ def proc_start_time(pid):
     return int(rest[19])
 
 
-def netns_of(pid):
+def netns_of(pid: int) -> list | None:
     """Identity of pid's network namespace: [st_dev, st_ino] of its nsfs
     inode (what `ip netns identify` compares), or None."""
     try:
-        st = os.stat("/proc/%d/ns/net" % pid)
+        st = os.stat(f"/proc/{pid:d}/ns/net")
     except OSError:
         return None
     return [st.st_dev, st.st_ino]
 
 
-def netns_map():
+def netns_map() -> dict[tuple[int, int], list[int]]:
     """{(st_dev, st_ino): [pid, ...]}: every process by network namespace,
     from one pass over /proc (by namespace, never by name)."""
     out = {}
@@ -158,7 +162,7 @@ def netns_map():
     return out
 
 
-def procs_in_netns(idents, exclude=(), nsmap=None):
+def procs_in_netns(idents: Iterable, exclude: tuple = (), nsmap: dict | None = None) -> list[dict]:
     """proc_ref of every process whose network namespace is one of idents.
     The namespace of this process (the root one) is never matched, whatever
     idents say; nor are this process and the pids in exclude."""
@@ -180,7 +184,7 @@ def procs_in_netns(idents, exclude=(), nsmap=None):
     return out
 
 
-def stop_netns_processes(idents, exclude=(), grace=2.0):
+def stop_netns_processes(idents: Iterable, exclude: tuple = (), grace: float = 2.0) -> int:
     """End every process inside the given namespaces (SIGTERM, then SIGKILL),
     rescanning so that children forked meanwhile go too. Returns how many."""
     seen = set()
@@ -193,11 +197,11 @@ def stop_netns_processes(idents, exclude=(), grace=2.0):
     return len(seen)
 
 
-def proc_ref(pid, what):
+def proc_ref(pid: int, what: str) -> dict:
     return {"pid": pid, "start": proc_start_time(pid), "what": what}
 
 
-def host_ref(pid, name, ifname=None):
+def host_ref(pid: int, name: str, ifname: str | None = None) -> dict:
     """A host shell: its process, its namespace's identity and one interface
     that lives in that namespace (clean_from_state checks it before trusting
     a recorded identity whose shell is gone)."""
@@ -207,7 +211,7 @@ def host_ref(pid, name, ifname=None):
     return r
 
 
-def recorded_netns_still_ours(ref, nsmap):
+def recorded_netns_still_ours(ref: dict, nsmap: dict) -> list[int] | None:
     """The namespace identity of a dead run's host if it is still the run's:
     the shell still lives (it holds its namespace), or a process sits in a
     namespace of that identity that still holds the host's own recorded
@@ -224,36 +228,36 @@ def recorded_netns_still_ours(ref, nsmap):
     return None
 
 
-def same_process(ref):
+def same_process(ref: dict) -> bool:
     st = proc_start_time(ref["pid"])
     return st is not None and st == ref.get("start")
 
 
 class State:
-    def __init__(self, path=STATE_FILE):
+    def __init__(self, path: str = STATE_FILE) -> None:
         self.path = path
         self.data = {"owner": proc_ref(os.getpid(), "orchestrator"), "created": time.time(),
                      "spec": None, "switch": None, "bridges": [], "root_links": [],
                      "hosts": [], "procs": [], "sockets": []}
 
-    def save(self):
+    def save(self) -> None:
         os.makedirs(os.path.dirname(self.path), exist_ok=True)
         tmp = self.path + ".tmp"
         with open(tmp, "w") as f:
             json.dump(self.data, f)
         os.replace(tmp, self.path)
 
-    def add_proc(self, pid, what, save=True):
+    def add_proc(self, pid: int, what: str, save: bool = True) -> None:
         self.data["procs"].append(proc_ref(pid, what))
         if save:
             self.save()
 
-    def drop_proc(self, pid, save=True):
+    def drop_proc(self, pid: int, save: bool = True) -> None:
         self.data["procs"] = [p for p in self.data["procs"] if p["pid"] != pid]
         if save:
             self.save()
 
-    def remove(self):
+    def remove(self) -> None:
         for p in (self.path, self.path + ".tmp"):
             try:
                 os.unlink(p)
@@ -261,7 +265,7 @@ class State:
                 pass
 
 
-def load(path=STATE_FILE):
+def load(path: str = STATE_FILE) -> dict | None:
     try:
         with open(path) as f:
             return json.load(f)
@@ -271,7 +275,7 @@ def load(path=STATE_FILE):
         return {"corrupt": True}
 
 
-def owner_alive(data):
+def owner_alive(data: dict) -> bool:
     o = data.get("owner")
     return bool(o) and same_process(o)
 
@@ -288,7 +292,7 @@ def _signal_all(refs, sig):
     return alive
 
 
-def stop_processes(refs, grace=3.0):
+def stop_processes(refs: Iterable[dict], grace: float = 3.0) -> int:
     """SIGTERM, wait up to grace seconds, then SIGKILL; only exact matches."""
     alive = _signal_all(refs, signal.SIGTERM)
     deadline = time.time() + grace
@@ -301,14 +305,14 @@ def stop_processes(refs, grace=3.0):
 
 def _is_zombie(pid):
     try:
-        with open("/proc/%d/stat" % pid) as f:
+        with open(f"/proc/{pid:d}/stat") as f:
             data = f.read()
         return data[data.rindex(")") + 2] == "Z"
     except OSError:
         return True
 
 
-def delete_switch_side(data):
+def delete_switch_side(data: dict) -> dict:
     """The run's switches, and the switch side of every link in one request
     (`netops.delete_group`; the hosts' ends go with them): Linux bridges with
     their ports; OVS bridges first, then their ports once OVS has let go of
@@ -319,7 +323,7 @@ def delete_switch_side(data):
     if data.get("switch") == "lxbr":
         gone = set(netops.delete_group(data.get("dev_group"), ours))
         left = [b for b in bridges if b not in gone and netops.link_exists(b)]
-        netops.run_batch("ip", ["link del dev %s" % b for b in left], check=False)
+        netops.run_batch("ip", [f"link del dev {b}" for b in left], check=False)
         n_bridges = len(left) + len(gone & set(bridges))
     else:
         n_bridges = ovs.del_bridges(bridges)
@@ -327,12 +331,12 @@ def delete_switch_side(data):
         # a netdev bridge's internal port is a tap device vswitchd removes;
         # taps outlive a killed ovs-vswitchd: remove the ones named after our bridges
         taps = [b for b in bridges if netops.link_exists(b)]
-        netops.run_batch("ip", ["link del dev %s" % b for b in taps], check=False)
+        netops.run_batch("ip", [f"link del dev {b}" for b in taps], check=False)
         n_bridges = max(n_bridges, len(taps))
     return {"bridges": n_bridges, "links": len(gone - set(bridges))}
 
 
-def restore_ovs_forwarder(data):
+def restore_ovs_forwarder(data: dict) -> bool:
     """Give ovs-vswitchd's main thread back the scheduling policy the run
     recorded before raising it (`ovs_forwarder`), if it is the same process
     and still has the policy the run set. True when restored."""
@@ -342,13 +346,13 @@ def restore_ovs_forwarder(data):
     return ovs.restore_forwarder(ref["pid"], ref["policy"], ref["priority"])
 
 
-def ovs_daemon_refs(names):
+def ovs_daemon_refs(names: list[str]) -> list:
     """proc_ref of each OVS daemon named (ovsdb-server, ovs-vswitchd) that
     has a pid file: what `ovs_started` records of the daemons a run started."""
     return [proc_ref(pid, n) for n in names if (pid := ovs.daemon_pid(n)) is not None]
 
 
-def stop_ovs_started(data, log=print):
+def stop_ovs_started(data: dict, log: Callable[[str], None] = print) -> int:
     """Stop the OVS daemons the run started (`ovs_started`: ovs-vswitchd,
     then ovsdb-server), by PID and only the same processes, once no bridge
     is left on them: a bridge someone else made meanwhile keeps them
@@ -358,8 +362,7 @@ def stop_ovs_started(data, log=print):
         return 0
     others = ovs.list_bridges()
     if others:
-        log("*** Open vSwitch left running: %d bridge(s) on it are not this run's (%s)" % (
-            len(others), " ".join(others[:3])))
+        log(f'*** Open vSwitch left running: {len(others)} bridge(s) on it are not this run\'s ({" ".join(others[:3])})')
         return 0
     order = {"ovs-vswitchd": 0, "ovsdb-server": 1}
     refs.sort(key=lambda r: order.get(r["what"], 2))
@@ -369,7 +372,7 @@ def stop_ovs_started(data, log=print):
     return len(refs)
 
 
-def clean_from_state(data, log=print):
+def clean_from_state(data: dict, log: Callable[[str], None] = print) -> dict:
     """Remove what a (dead) run recorded. Returns a summary dict."""
     summary = {"procs": 0, "bridges": 0, "links": 0, "hosts": 0, "sockets": 0}
     if not data or data.get("corrupt"):
@@ -404,7 +407,7 @@ def clean_from_state(data, log=print):
         time.sleep(0.05)
     # root-namespace veth ends (switch ports): deleting one end removes the pair
     rl = netops.wait_links_gone([n for n in data.get("root_links", []) if n.startswith(BRIDGE_PREFIX)])
-    netops.run_batch("ip", ["link del dev %s" % n for n in rl], check=False)
+    netops.run_batch("ip", [f"link del dev {n}" for n in rl], check=False)
     summary["links"] += len(rl)
     kill_point("clean-links")
     for s in data.get("sockets", []):
@@ -413,7 +416,7 @@ def clean_from_state(data, log=print):
     return summary
 
 
-def clean_stale(path=STATE_FILE, log=print):
+def clean_stale(path: str = STATE_FILE, log: Callable[[str], None] = print) -> int:
     """`make clean-testbed`: clean what a dead run left; refuse while its
     owner still runs (that run cleans up itself on exit)."""
     data = load(path)
@@ -422,14 +425,13 @@ def clean_stale(path=STATE_FILE, log=print):
             os.unlink(path + ".tmp")
         except FileNotFoundError:
             pass
-        log("clean-testbed: no state file (%s); nothing to clean" % path)
+        log(f"clean-testbed: no state file ({path}); nothing to clean")
         return 0
     if data.get("corrupt"):
-        log("clean-testbed: state file %s is unreadable; remove it by hand after checking" % path)
+        log(f"clean-testbed: state file {path} is unreadable; remove it by hand after checking")
         return 1
     if owner_alive(data):
-        log("clean-testbed: the testbed run (pid %d) is still running; stop it first"
-            % data["owner"]["pid"])
+        log(f'clean-testbed: the testbed run (pid {data["owner"]["pid"]:d}) is still running; stop it first')
         return 1
     s = clean_from_state(data, log)
     for p in (path, path + ".tmp"):  # .tmp: a run killed inside save()

@@ -12,11 +12,14 @@ them, so that the rate of requests follows how fast they answer: on a box
 saturated by the OVS userspace datapath an answer takes long, and the
 requests back off instead of adding to the load (the 16 blocking threads
 this replaced had the same effect, with 16)."""
+from __future__ import annotations
+
 import json
 import resource
 import selectors
 import socket
 import time
+from collections.abc import Callable
 
 REQUEST = b"status --json\n"
 ANSWER_TIMEOUT_S = 5.0
@@ -24,7 +27,7 @@ MAX_OPEN = 4096
 WINDOW = 64
 
 
-def open_limit(cap=MAX_OPEN):
+def open_limit(cap: int = MAX_OPEN) -> int:
     """How many control sockets may be open at once: cap, unless the
     open-file limit keeps fewer (256 spare)."""
     soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
@@ -34,7 +37,8 @@ def open_limit(cap=MAX_OPEN):
 
 
 class StatusPoller:
-    def __init__(self, sock_of, reask, timeout=ANSWER_TIMEOUT_S, max_open=None, window=WINDOW):
+    def __init__(self, sock_of: Callable[[str], str], reask: float, timeout: float = ANSWER_TIMEOUT_S,
+                 max_open: int | None = None, window: float = WINDOW) -> None:
         self.sock_of = sock_of  # name -> path of its control socket
         self.reask = reask
         self.timeout = timeout
@@ -62,7 +66,7 @@ class StatusPoller:
         s.close()
         self.answered[name] = time.monotonic()
 
-    def ask(self, names):
+    def ask(self, names: list[str]) -> None:
         """A request to each of names that has none open and was not answered
         in the last `reask` seconds, as far as the limit of open sockets
         allows; requests open longer than `timeout` are sent again."""
@@ -91,7 +95,7 @@ class StatusPoller:
             self.open[n] = [s, [], now]
             self.open_running += n in self.running
 
-    def answers(self, wait):
+    def answers(self, wait: float) -> dict[str, dict | None]:
         """{name: parsed status, or None for an answer that is not JSON or a
         connection reset} of the requests completed within `wait` seconds."""
         out = {}

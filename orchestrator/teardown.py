@@ -1,6 +1,8 @@
 """Teardown: removes exactly what the run created (processes by PID, bridges,
 host namespaces, root-side veths, control sockets), each step even when an
 earlier one failed."""
+from __future__ import annotations
+
 import os
 import signal
 import time
@@ -11,7 +13,7 @@ from . import netops, ovs, state
 class Teardown:
     """Mixin of Testbed."""
 
-    def stop(self):
+    def stop(self) -> None:
         if self._stopped:
             return
         self._stopped = True
@@ -38,12 +40,12 @@ class Teardown:
             try:
                 step()
             except Exception as e:  # pylint: disable=broad-except
-                errors.append("%s: %s" % (step.__name__, e))
+                errors.append(f"{step.__name__}: {e}")
         if errors:
             self.log("*** teardown problems (state file kept for make clean-testbed): " + "; ".join(errors))
         else:
             self.state.remove()
-        self.log("*** teardown done in %.1f s" % (time.time() - t0))
+        self.log(f"*** teardown done in {time.time() - t0:.1f} s")
 
     def _stop_captures(self):
         """The captures first, while every port still exists: their files
@@ -73,7 +75,7 @@ class Teardown:
         idents = [state.netns_of(pid) for pid in shells]
         n = state.stop_netns_processes(idents, exclude=shells)
         if n:
-            self.log("*** stopped %d process%s left in the hosts' namespaces" % (n, "" if n == 1 else "es"))
+            self.log(f'*** stopped {n:d} process{"" if n == 1 else "es"} left in the hosts\' namespaces')
 
     def _delete_bridges(self):
         state.delete_switch_side(self.state.data)
@@ -83,12 +85,12 @@ class Teardown:
         run (BringUp._raise_ovs_forwarder), once the run's bridges are gone."""
         if state.restore_ovs_forwarder(self.state.data):
             ref = self.state.data["ovs_forwarder"]
-            self.log("*** ovs-vswitchd (pid %d) back at %s %d" % (ref["pid"], ovs.policy_name(ref["policy"]),
-                                                                 ref["priority"]))
+            self.log(f'*** ovs-vswitchd (pid {ref["pid"]:d}) back at {ovs.policy_name(ref["policy"])} '
+                     f'{ref["priority"]:d}')
 
     def _delete_root_links(self):
         rl = netops.wait_links_gone(self.state.data.get("root_links", []))
-        netops.run_batch("ip", ["link del dev %s" % n for n in rl], check=False)
+        netops.run_batch("ip", [f"link del dev {n}" for n in rl], check=False)
 
     def _stop_ovs(self):
         """The OVS daemons this run started, once its bridges are gone
@@ -119,7 +121,7 @@ class Teardown:
             state.remove_stale_socket(s)
 
     # ------------------------------------------------------------ inspection
-    def leftovers(self):
+    def leftovers(self) -> dict:
         """What of this run still exists (empty lists after a clean stop)."""
         w = self.wiring
         out = {"bridges": [], "links": [], "hosts": [], "procs": []}

@@ -5,8 +5,11 @@ readiness, injects failures and removes exactly what it created.
 The pieces are mixins, one module each: bringup (BringUp.start), agents,
 failures (link/server/switch down and up), capture (tcpdump on ports) and
 teardown (stop)."""
+from __future__ import annotations
+
 import os
 import time
+from collections.abc import Callable, Sequence
 
 from . import linkclass, state
 from .agents import Agents
@@ -31,14 +34,16 @@ class Testbed(BringUp, Agents, Failures, Captures, Teardown):
 
     __test__ = False  # not a pytest test class
 
-    def __init__(self, build_dir, spec, switch="ovs", datapath=None, server_link=None,
-                 highspeed_link=None, mtu=linkclass.DEFAULT_MTU, hello_ms=100, dead_misses=3,
-                 agent=None, ready_timeout=None, state_path=state.STATE_FILE, log=None,
-                 agent_args=(), event_log=None, capture=(), capture_dir=None, ovs_rt=True):
+    def __init__(self, build_dir: str, spec: str, switch: str = "ovs", datapath: str | None = None,
+                 server_link: dict | None = None, highspeed_link: dict | None = None,
+                 mtu: int = linkclass.DEFAULT_MTU, hello_ms: int = 100, dead_misses: int = 3,
+                 agent: bool | None = None, ready_timeout: float | None = None, state_path: str = state.STATE_FILE,
+                 log: Callable[[str], None] | None = None, agent_args: Sequence[str] = (), event_log: str | None = None,
+                 capture: Sequence[str] = (), capture_dir: str | None = None, ovs_rt: bool = True) -> None:
         self.build_dir = build_dir
         self.spec = spec
         if switch not in SWITCH_KINDS:
-            raise TestbedError("--switch must be one of %s" % ", ".join(SWITCH_KINDS))
+            raise TestbedError(f'--switch must be one of {", ".join(SWITCH_KINDS)}')
         self.switch_kind = switch
         self.is_ovs = switch.startswith("ovs")
         # ovs-afxdp: the userspace datapath with AF_XDP ports (no PMD threads)

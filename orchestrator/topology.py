@@ -1,5 +1,7 @@
 """The wiring, read from the C library (`dcn-topo export`), never rebuilt in
 Python, plus the names the emulation gives to hosts, bridges and interfaces."""
+from __future__ import annotations
+
 import json
 import os
 import shlex
@@ -14,7 +16,7 @@ class TopoError(RuntimeError):
     pass
 
 
-def tool_path(build_dir, name):
+def tool_path(build_dir: str, name: str) -> str | None:
     """Locate a project binary (dcn-topo, dcn-agent, dcn-ctl) in a build tree."""
     for sub in ("agent/src/cli", "agent/src/agent", "agent/src/tools", "agent/src", "bin", ""):
         p = os.path.join(build_dir, sub, name)
@@ -27,24 +29,24 @@ def _dcn_topo(build_dir, command, spec, *extra):
     """`dcn-topo COMMAND SPEC... EXTRA...` parsed as JSON; TopoError with
     its one line when it fails."""
     if command not in ("export", "stats"):  # the commands whose JSON the orchestrator reads
-        raise ValueError("dcn-topo %s: not a command the orchestrator runs" % command)
+        raise ValueError(f"dcn-topo {command}: not a command the orchestrator runs")
     exe = tool_path(build_dir, "dcn-topo")
     if not exe:
-        raise TopoError("dcn-topo not found in %s (run make build)" % build_dir)
+        raise TopoError(f"dcn-topo not found in {build_dir} (run make build)")
     words = shlex.split(spec)
     if not words:
         raise TopoError("empty topology spec")
     r = subprocess.run([exe, command] + words + list(extra), stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE, text=True)
     if r.returncode != 0:
-        raise TopoError((r.stderr or r.stdout).strip() or "dcn-topo %s failed" % command)
+        raise TopoError((r.stderr or r.stdout).strip() or f"dcn-topo {command} failed")
     try:
         return json.loads(r.stdout)
     except ValueError as e:
-        raise TopoError("%s %s printed no JSON (%s)" % (exe, command, e)) from None
+        raise TopoError(f"{exe} {command} printed no JSON ({e})") from None
 
 
-def counts(build_dir, spec):
+def counts(build_dir: str, spec: str) -> dict:
     """{"servers", "switches", "links"} of a spec, from `dcn-topo stats`
     without its path search: cheap even for a topology far too large to
     export, so that a size check can come first."""
@@ -52,15 +54,15 @@ def counts(build_dir, spec):
     try:
         return {k: int(d[k]) for k in ("servers", "switches", "links")}
     except (KeyError, TypeError, ValueError) as e:
-        raise TopoError("dcn-topo stats printed no usable counts (%s: %s)" % (type(e).__name__, e)) from None
+        raise TopoError(f"dcn-topo stats printed no usable counts ({type(e).__name__}: {e})") from None
 
 
-def export(build_dir, spec):
+def export(build_dir: str, spec: str) -> Wiring:
     d = _dcn_topo(build_dir, "export", spec)
     try:
         return Wiring(d, spec)
     except (ValueError, KeyError, TypeError) as e:
-        raise TopoError("dcn-topo export printed no usable wiring (%s: %s)" % (type(e).__name__, e)) from None
+        raise TopoError(f"dcn-topo export printed no usable wiring ({type(e).__name__}: {e})") from None
 
 
 class Wiring:
@@ -69,7 +71,7 @@ class Wiring:
     servers/switches: dicts id -> {"id","name","ports"}; links: list of dicts
     with a/b names, ports and kind, plus the emulated interface names."""
 
-    def __init__(self, data, spec):
+    def __init__(self, data: dict, spec: str) -> None:
         self.spec = " ".join(shlex.split(spec))
         self.family = data["family"]
         self.params = data.get("params", {})
@@ -84,10 +86,10 @@ class Wiring:
         # bridge names: "dcn" + switch index; each must leave room for -eth<port>
         self.bridge = {}
         for i, sw in enumerate(self.switch_list):
-            name = "%s%d" % (BRIDGE_PREFIX, i)
-            if len(name) + len("-eth%d" % max(sw["ports"] - 1, 0)) > IFNAMSIZ:
-                raise TopoError("bridge name %s too long for its ports (%s-eth%d: more than %d characters)"
-                                % (name, name, sw["ports"] - 1, IFNAMSIZ))
+            name = f"{BRIDGE_PREFIX}{i:d}"
+            if len(name) + len(f'-eth{max(sw["ports"] - 1, 0):d}') > IFNAMSIZ:
+                raise TopoError(f'bridge name {name} too long for its ports ({name}-eth{sw["ports"] - 1:d}: more '
+                                f'than {IFNAMSIZ:d} characters)')
             self.bridge[sw["name"]] = name
         self.host_ifname_overrides = {}
         for link in self.links:
@@ -95,37 +97,37 @@ class Wiring:
             link["b_if"] = self.ifname(link["b"], link["b_port"])
         self.n_servers = n_srv
 
-    def is_server(self, name):
+    def is_server(self, name: str) -> bool:
         return name in self.servers
 
-    def ifname(self, node, port):
+    def ifname(self, node: str, port: int) -> str:
         if node in self.switches:
-            return "%s-eth%d" % (self.bridge[node], port)
-        name = "%s-eth%d" % (node, port)
+            return f"{self.bridge[node]}-eth{port:d}"
+        name = f"{node}-eth{port:d}"
         if len(name) > IFNAMSIZ:  # long server names: short form, told to the agent by --port
-            name = "x%d-eth%d" % (self.servers[node]["id"], port)
+            name = f'x{self.servers[node]["id"]:d}-eth{port:d}'
             if len(name) > IFNAMSIZ:
-                raise TopoError("interface name of %s port %d too long even as %s (Linux allows %d characters)"
-                                % (node, port, name, IFNAMSIZ))
+                raise TopoError(f"interface name of {node} port {port:d} too long even as {name} (Linux allows "
+                                f"{IFNAMSIZ:d} characters)")
             self.host_ifname_overrides.setdefault(node, {})[port] = name
         return name
 
     @staticmethod
-    def server_ip(sid):
+    def server_ip(sid: int) -> str:
         """docs/interfaces.md: server id s -> 10.0.0.0 + s + 1."""
         v = 0x0A000000 + sid + 1
-        return "%d.%d.%d.%d" % (v >> 24, (v >> 16) & 255, (v >> 8) & 255, v & 255)
+        return f"{v >> 24:d}.{(v >> 16) & 255:d}.{(v >> 8) & 255:d}.{v & 255:d}"
 
-    def ip_of(self, server):
+    def ip_of(self, server: str) -> str:
         return self.server_ip(self.servers[server]["id"])
 
-    def links_between(self, a, b):
+    def links_between(self, a: str, b: str) -> list:
         return [l for l in self.links if {l["a"], l["b"]} == {a, b}]
 
-    def links_of(self, node):
+    def links_of(self, node: str) -> list:
         return [l for l in self.links if node in (l["a"], l["b"])]
 
-    def switch_loops(self):
+    def switch_loops(self) -> bool:
         """True when switch-switch links alone form a cycle (e.g. a fat-tree):
         dumb learning switches would then loop broadcasts forever."""
         parent = {}
@@ -145,7 +147,7 @@ class Wiring:
             parent[ra] = rb
         return False
 
-    def server_hops_from(self, src):
+    def server_hops_from(self, src: str) -> dict[str, int]:
         """Distance in server hops (1 = direct neighbour over one switch, one
         cable or a switch-switch fiber chain) from src to every server, BFS
         over the exported links."""

@@ -26,7 +26,6 @@ try:
     from .experiment import BringUpError, Experiment, ExperimentError  # noqa: F401
     from . import plots  # noqa: F401  (matplotlib: missing is one line too)
 except ImportError as _e:
-    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
     from orchestrator.errors import missing_module
     print(missing_module("experiments/" + os.path.basename(sys.argv[0]), _e), file=sys.stderr)
     sys.exit(1)

@@ -5,6 +5,8 @@ its fidelity verdict.
 Results are written to results/<name>.partial/ and moved to
 results/<name>/ only when the run finishes, so an interrupted run loses
 nothing that was there before."""
+from __future__ import annotations
+
 import argparse
 import contextlib
 import csv
@@ -13,21 +15,23 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
+
+from orchestrator import linkclass, netops, state
+from orchestrator.agents import DATA_PATHS, DEFAULT_DATA_PATH, data_path_args
+from orchestrator.errors import OneLineParser
+from orchestrator.testbed import SWITCH_KINDS, Testbed, TestbedError
+
+from . import repeat
+from .samplers import CpuSampler, LinkSampler, QueueSampler, StallWatch
+from .tcpstats import SsSampler, TcpCounters, diff_qdisc, qdisc_totals
+
+if TYPE_CHECKING:
+    from orchestrator.topology import Wiring
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, REPO)
-
-from orchestrator import linkclass, netops, state  # noqa: E402
-from orchestrator.agents import DATA_PATHS, DEFAULT_DATA_PATH, data_path_args  # noqa: E402
-from orchestrator.errors import OneLineParser  # noqa: E402
-from orchestrator.testbed import SWITCH_KINDS, Testbed, TestbedError  # noqa: E402
-
-from . import repeat  # noqa: E402
-from .samplers import CpuSampler, LinkSampler, QueueSampler, StallWatch  # noqa: E402
-from .tcpstats import SsSampler, TcpCounters, diff_qdisc, qdisc_totals  # noqa: E402
-
 RESULTS = os.path.join(REPO, "results")
 CPU_LIMIT = 0.90          # a run above this is not a result
 RUNS_DEFAULT = 5          # valid runs of a paper's figure (repeat.py)
@@ -60,7 +64,7 @@ KERNEL_RTO_MIN_MS = 200.0   # Linux's TCP_RTO_MIN, which the papers' servers had
 PAPER_QUEUE_BYTES = 131072  # a DGS-1008D port's share of its buffer: docs/switches.md
 
 
-def tcp_rto_min_ms(timers, link_mbps):
+def tcp_rto_min_ms(timers: str, link_mbps: float) -> float:
     """The servers' minimum RTO: the kernel's, or scaled with the link rate
     (time dilation: as many packet times as at the papers' 1 Gb/s), at most
     the kernel's 120 s maximum RTO."""
@@ -73,7 +77,7 @@ class ExperimentError(RuntimeError):
     pass
 
 
-def check_tcp_settings(pid, a):
+def check_tcp_settings(pid: int, a: argparse.Namespace) -> None:
     """The TCP settings read back from a server's namespace: a kernel that
     ignored one would make every figure of the run something else."""
     with netops.in_netns(pid):
@@ -82,8 +86,9 @@ def check_tcp_settings(pid, a):
         with open("/proc/sys/net/ipv4/tcp_rto_min_us") as f:
             rto_us = int(f.read())
     if cc != a.tcp_cc or rto_us != int(a.tcp_rto_min_ms * 1000):
-        raise ExperimentError("the servers' TCP did not take the settings: congestion control %s (wanted %s), "
-                              "minimum RTO %d us (wanted %d)" % (cc, a.tcp_cc, rto_us, int(a.tcp_rto_min_ms * 1000)))
+        raise ExperimentError(f"the servers' TCP did not take the settings: congestion control {cc} (wanted "
+                              f"{a.tcp_cc}), "
+                              f"minimum RTO {rto_us:d} us (wanted {int(a.tcp_rto_min_ms * 1000)})")
 
 
 class BringUpError(ExperimentError):
@@ -91,18 +96,18 @@ class BringUpError(ExperimentError):
     everything it had built is already torn down."""
 
 
-def shaper_dirs(wiring, pid_of):
+def shaper_dirs(wiring: Wiring, pid_of: Callable[[str], int]) -> dict:
     """{link direction "A>B": the interface whose egress shapes it}: a
     switch port by its name (the root namespace), a server port as (the
     server's host pid, its name). Every direction of every link."""
     out = {}
     for l in wiring.links:
         for src, dst, ifn in ((l["a"], l["b"], l["a_if"]), (l["b"], l["a"], l["b_if"])):
-            out["%s>%s" % (src, dst)] = (pid_of(src), ifn) if wiring.is_server(src) else ifn
+            out[f"{src}>{dst}"] = (pid_of(src), ifn) if wiring.is_server(src) else ifn
     return out
 
 
-def git_commit():
+def git_commit() -> str | None:
     def git(*args):
         r = subprocess.run(["git", "-C", REPO] + list(args), stdout=subprocess.PIPE,
                            stderr=subprocess.DEVNULL, text=True)
@@ -113,7 +118,7 @@ def git_commit():
     return (head or "unknown") + ("-dirty" if dirty else "")
 
 
-def default_choice():
+def default_choice() -> dict:
     """The switch, MTU and link rate the capacity table picked (see
     experiments/capacity); the fallback when it was never run."""
     try:
@@ -122,7 +127,7 @@ def default_choice():
         return {"switch": c["switch"], "mtu": int(c["mtu"]), "link_mbps": float(c["link_mbps"]),
                 "light_switch": c.get("light_switch", c["switch"]),
                 "light_link_mbps": float(c.get("light_link_mbps", c["link_mbps"])),
-                "source": "results/%s/summary.json" % CAPACITY_FOLDER}
+                "source": f"results/{CAPACITY_FOLDER}/summary.json"}
     except (OSError, ValueError, KeyError):
         return dict(FALLBACK_CHOICE, source="fallback (no capacity table yet)")
 
@@ -134,13 +139,14 @@ def _first_server(build_dir, spec):
     try:
         return json.loads(r.stdout)["servers"][0]["name"]
     except (ValueError, KeyError, IndexError):
-        raise ExperimentError("dcn-topo export %s failed" % spec) from None
+        raise ExperimentError(f"dcn-topo export {spec} failed") from None
 
 
 class Net:
     """A testbed up, with its CPU and link samplers running."""
 
-    def __init__(self, ex, label, tb, cpu, links, queues=None, stalls=None):
+    def __init__(self, ex: Experiment, label: str, tb: Testbed, cpu: CpuSampler, links: LinkSampler,
+                 queues: QueueSampler | None = None, stalls: StallWatch | None = None) -> None:
         self.ex, self.label, self.tb, self.cpu, self.links = ex, label, tb, cpu, links
         self.queues = queues    # QueueSampler of every switch port, or None
         self.stalls = stalls    # StallWatch over the network's life, or None
@@ -151,20 +157,20 @@ class Net:
         self.qdisc = None       # drops and overlimits of every qdisc, set at teardown
         self.ss = None          # SsSampler.summary(), set at teardown
 
-    def name(self, server_id):
+    def name(self, server_id: int) -> str:
         """The host name of server `server_id` (the library's numbering)."""
         return self.tb.wiring.server_list[server_id]["name"]
 
-    def traffic_window(self, t0, t1):
+    def traffic_window(self, t0: float, t1: float) -> None:
         self.windows.append((t0, t1))
 
-    def uplink_dirs(self):
+    def uplink_dirs(self) -> list[str]:
         """Both directions ("A>B") of every switch-switch link: the tree's
         uplinks, which an all-to-all must fill."""
         up = [l for l in self.tb.wiring.links if l["kind"] == "switch-switch"]
-        return ["%s>%s" % (l["a"], l["b"]) for l in up] + ["%s>%s" % (l["b"], l["a"]) for l in up]
+        return [f'{l["a"]}>{l["b"]}' for l in up] + [f'{l["b"]}>{l["a"]}' for l in up]
 
-    def expect_saturated(self, dirs, t0, t1, offered=None):
+    def expect_saturated(self, dirs: Iterable[str], t0: float, t1: float, offered: float | None = None) -> None:
         """The pattern should fill these link directions ("A>B") from t0 to
         t1: each must carry within 5 % of its configured rate, or, where its
         queue is sampled, within 5 % of it in every stretch that began with
@@ -189,7 +195,7 @@ class Net:
                     c["ok"], c["short_of_traffic"] = True, True
             self.saturation.append(c)
 
-    def check_line_rate(self, t0, t1):
+    def check_line_rate(self, t0: float, t1: float) -> None:
         """The emulator's own invariants on every sampled link direction
         (both directions of every link), whatever the pattern: a link never carries more
         than OVER_RATE_LIMIT of its rate, and one that began periods with
@@ -212,7 +218,7 @@ class Net:
                 self.saturation.append({"run": self.label, "link": d, "check": "line_rate_when_backlogged",
                                         "utilisation": when_busy, "busy_s": busy_s, "ok": False})
 
-    def report(self):
+    def report(self) -> dict:
         wins = self.windows or [(self.t0, time.time())]
         cpu_max, cpu_mean, cpu_nice = [], [], []
         for a, b in wins:
@@ -240,7 +246,8 @@ class Net:
 
 
 class Experiment:
-    def __init__(self, name, description, light=False, repeat=True, one_data_path=True):
+    def __init__(self, name: str, description: str, light: bool = False, repeat: bool = True,
+                 one_data_path: bool = True) -> None:
         """light: the experiment opens a few connections only, so it runs on
         the capacity table's choice for light patterns: its switch and the
         highest link rate that switch carried two connections at. repeat:
@@ -257,7 +264,7 @@ class Experiment:
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
         ch = default_choice()
         self.choice = ch
-        g = self.ap.add_argument_group("emulation (defaults from the capacity table: %s)" % ch["source"])
+        g = self.ap.add_argument_group(f'emulation (defaults from the capacity table: {ch["source"]})')
         g.add_argument("--switch", choices=SWITCH_KINDS, default=ch["light_switch"] if light else ch["switch"],
                        help="switch emulation (default %(default)s)")
         g.add_argument("--mtu", type=int, default=ch["mtu"], help="link MTU (default %(default)s, the papers' 9 KB)")
@@ -279,9 +286,10 @@ class Experiment:
                             "as many packet times as the floor at the papers' 1 Gb/s (time dilation; for ablation) "
                             "(default %(default)s; docs/fidelity.md)")
         g.add_argument("--small-first", choices=("on", "off"), default="off",
-                       help="frames under %d bytes (TCP ACKs, the agents' control packets) ahead of the data "
+                       help=f"frames under {linkclass.SMALL_BYTES:d} bytes (TCP ACKs, the agents' control packets) "
+                            "ahead of the data "
                             "in every shaped link: a priority the papers' FIFO switches did not have, for "
-                            "ablation only (default %%(default)s; docs/fidelity.md)" % linkclass.SMALL_BYTES)
+                            "ablation only (default %(default)s; docs/fidelity.md)")
         g.add_argument("--hello-ms", type=int, default=PAPER_HELLO_MS,
                        help="agent hello period (default %(default)s, the papers')")
         g.add_argument("--fast-hello-ms", type=int, default=FAST_HELLO_MS,
@@ -304,17 +312,16 @@ class Experiment:
         if repeat:
             g.add_argument("--runs", type=int, default=None,
                            help="valid runs wanted, each the structure then its baseline; invalid runs are kept "
-                                "in raw/ and replaced, up to twice as many runs in all (default %d, --tiny 1)"
-                                % RUNS_DEFAULT)
+                                f"in raw/ and replaced, up to twice as many runs in all (default {RUNS_DEFAULT:d}, "
+                                "--tiny 1)")
         g.add_argument("--ss-every", type=float, default=5.0,
                        help="seconds between `ss -tin` snapshots of every server's connections (RTO, RTT, cwnd, "
-                            "retransmissions) into raw/, on networks of up to %d servers; 0: none "
-                            "(default %%(default)s)" % SS_MAX_HOSTS)
+                            f"retransmissions) into raw/, on networks of up to {SS_MAX_HOSTS:d} servers; 0: none "
+                            "(default %(default)s)")
         g.add_argument("--build-dir", default=os.path.join(REPO, "build"))
-        g.add_argument("--out", default=None,
-                       help="results folder (default results/%s%s)" % (name, "" if not one_data_path else
-                            "%s; with --data-path agent: results/%s%s" % (
-                                DATA_PATH_SUFFIX["kernel"], name, DATA_PATH_SUFFIX["agent"])))
+        out_default = name if not one_data_path else (
+            f'{name}{DATA_PATH_SUFFIX["kernel"]}; with --data-path agent: results/{name}{DATA_PATH_SUFFIX["agent"]}')
+        g.add_argument("--out", default=None, help=f"results folder (default results/{out_default})")
         g.add_argument("--tiny", action="store_true",
                        help="a seconds-long run for the test suite (size-scale at most 0.01)")
         self.a = None
@@ -327,15 +334,15 @@ class Experiment:
         self.files = {}
 
     # a repeated run's body declares its options again: after parse() that is a no-op
-    def add_argument(self, *args, **kw):
+    def add_argument(self, *args: str, **kw: Any) -> argparse.Action | None:
         return None if self.a is not None else self.ap.add_argument(*args, **kw)
 
-    def set_defaults(self, **kw):
+    def set_defaults(self, **kw: Any) -> None:
         if self.a is None:
             self.ap.set_defaults(**kw)
 
     # --------------------------------------------------------------- setup
-    def parse(self, argv=None):
+    def parse(self, argv: list[str] | None = None) -> argparse.Namespace:
         """The options, checked; on the first call also the lock and the
         results folder. A repeated run's body calls it again: it then
         returns the same options, with that run's seed."""
@@ -360,7 +367,7 @@ class Experiment:
         if a.queue_pkts is not None and not 1 <= a.queue_pkts <= 100000:
             self.ap.error("--queue-pkts must be 1..100000")
         if a.queue_bytes and not linkclass.QUEUE_BYTES_MIN <= a.queue_bytes <= linkclass.QUEUE_BYTES_MAX:
-            self.ap.error("--queue-bytes must be 0 or %d..%d" % (linkclass.QUEUE_BYTES_MIN, linkclass.QUEUE_BYTES_MAX))
+            self.ap.error(f"--queue-bytes must be 0 or {linkclass.QUEUE_BYTES_MIN:d}..{linkclass.QUEUE_BYTES_MAX:d}")
         if a.queue_pkts is not None or not a.queue_bytes:
             a.queue_bytes = None
         a.tcp_rto_min_ms = tcp_rto_min_ms(a.tcp_timers, a.link_mbps)
@@ -368,11 +375,11 @@ class Experiment:
             a.size_scale = min(a.size_scale, 0.01)
         self._check_values(a)
         if os.geteuid() != 0:
-            self.fail("needs root (network namespaces, bridges): sudo experiments/%s" % self.name)
+            self.fail(f"needs root (network namespaces, bridges): sudo experiments/{self.name}")
         for tool in ("dcn-topo", "dcn-agent", "dcn-ctl"):
             from orchestrator.topology import tool_path
             if not tool_path(a.build_dir, tool):
-                self.fail("%s not found in %s: run make build first" % (tool, a.build_dir))
+                self.fail(f"{tool} not found in {a.build_dir}: run make build first")
         if shutil.which("iperf3") is None:
             self.fail("missing on PATH: iperf3 (sudo make deps)")
         self._servers = []
@@ -383,7 +390,7 @@ class Experiment:
         self.work = self.out.rstrip("/") + ".partial"
         parent = os.path.dirname(os.path.abspath(self.work))
         if not os.path.isdir(parent) or not os.access(parent, os.W_OK):
-            self.fail("--out %s: cannot create %s: %s is not a writable folder" % (self.out, self.work, parent))
+            self.fail(f"--out {self.out}: cannot create {self.work}: {parent} is not a writable folder")
         self._take_lock()
         # under the lock (another run's live agents are not ours to judge):
         # the agents' control sockets must be free, unless a dead run's
@@ -392,30 +399,30 @@ class Experiment:
             path = os.path.join(state.AGENT_SOCK_DIR, name + ".sock")
             why = state.socket_occupant(path)
             if why:
-                self.fail("control socket %s is occupied (%s); stop that agent or remove the file "
-                          "(make clean-testbed if a killed run left it)" % (path, why))
+                self.fail(f"control socket {path} is occupied ({why}); stop that agent or remove the file "
+                          "(make clean-testbed if a killed run left it)")
         shutil.rmtree(self.work, ignore_errors=True)
         self.base_seed = a.seed
         self.run_dir = os.path.join(self.work, "raw", "run-01") if self.repeat else self.work
         try:
             os.makedirs(os.path.join(self.run_dir, "raw"))
         except OSError as e:
-            self.fail("--out %s: cannot create %s: %s" % (self.out, self.work, e.strerror))
+            self.fail(f"--out {self.out}: cannot create {self.work}: {e.strerror}")
         self.log("%s: switch %s, MTU %d, server links %g Mb/s, FIFO queues of %s, TCP %s, minimum RTO %g ms%s, hello %d ms, "
                  "size scale %g, seed %d" % (
             self.name, a.switch, a.mtu, a.link_mbps,
-            "%d bytes" % a.queue_bytes if a.queue_bytes else "%d packets" % a.queue_pkts if a.queue_pkts
+            f"{a.queue_bytes:d} bytes" if a.queue_bytes else f"{a.queue_pkts:d} packets" if a.queue_pkts
             else "the kernel's 1000 packets", a.tcp_cc, a.tcp_rto_min_ms,
             ", small frames first" if a.small_first == "on" else "",
             a.hello_ms, a.size_scale, a.seed))
         if self.repeat:
-            self.log("%d valid runs wanted, each the structure then its baseline; run 1 (seed %d)" % (a.runs, a.seed))
+            self.log(f"{a.runs:d} valid runs wanted, each the structure then its baseline; run 1 (seed {a.seed:d})")
         return a
 
-    def fail(self, msg):
+    def fail(self, msg: str) -> None:
         """One line, exit status 2: for what is wrong with the box or the
         options' values, before anything is created."""
-        self.ap.exit(2, "%s: error: %s\n" % (self.ap.prog, msg))
+        self.ap.exit(2, f"{self.ap.prog}: error: {msg}\n")
 
     # option dest -> (check, what it must be); every script's options of
     # these names are checked here, before anything is built
@@ -426,10 +433,10 @@ class Experiment:
         v = vars(a)
         for k in self.FRACTIONS:
             if v.get(k) is not None and not 0 < v[k] < 1:
-                self.ap.error("--%s must be a fraction between 0 and 1 (exclusive)" % k.replace("_", "-"))
+                self.ap.error(f'--{k.replace("_", "-")} must be a fraction between 0 and 1 (exclusive)')
         for k in self.POSITIVE:  # numbers only: a script may take e.g. --duration 30m and check it itself
             if isinstance(v.get(k), (int, float)) and not v[k] > 0:
-                self.ap.error("--%s must be positive" % k.replace("_", "-"))
+                self.ap.error(f'--{k.replace("_", "-")} must be positive')
         lists = {"mtus": (int, lambda x: 576 <= x <= 9000, "MTUs 576..9000"),
                  "rates": (float, lambda x: 0 < x <= 10000, "rates in Mb/s, 0 < rate <= 10000"),
                  "switches": (str, lambda x: x in SWITCH_KINDS, "switch kinds of " + ", ".join(SWITCH_KINDS))}
@@ -441,7 +448,7 @@ class Experiment:
             except ValueError:
                 items = None
             if not items or not all(ok(x) for x in items):
-                self.ap.error("--%s must be a comma-separated list of %s, not '%s'" % (k, what, v[k]))
+                self.ap.error(f"--{k} must be a comma-separated list of {what}, not '{v[k]}'")
 
     def _check_specs(self, a):
         """--topo/--tree must be specs dcn-topo builds; server names given as
@@ -456,7 +463,7 @@ class Experiment:
             try:
                 w = export(a.build_dir, v[k])
             except TopoError as e:
-                self.fail("--%s %s: %s" % (k, v[k], " ".join(str(e).split())))
+                self.fail(f'--{k} {v[k]}: {" ".join(str(e).split())}')
             if k == "topo":
                 servers = set(w.servers)
                 nodes = servers | set(w.switches)
@@ -472,16 +479,16 @@ class Experiment:
             allowed = nodes if k in ("inner_link", "fibre") else servers
             bad = [n for n in names if n not in allowed]
             if bad or (k in ("inner_link", "fibre") and len(names) != 2):
-                self.fail("--%s %s: %s" % (k.replace("_", "-"), val, "not in %s: %s" % (a.topo, " ".join(bad))
+                self.fail("--%s %s: %s" % (k.replace("_", "-"), val, f'not in {a.topo}: {" ".join(bad)}'
                                            if bad else "must be two nodes A,B"))
 
     def _take_lock(self):
         self._lock = state.take_netns_lock(self.log)
 
-    def log(self, msg):
-        print("[%6.1f s] %s" % (time.time() - self.t_start, msg), flush=True)
+    def log(self, msg: str) -> None:
+        print(f"[{time.time() - self.t_start:6.1f} s] {msg}", flush=True)
 
-    def agent_accepts(self, spec, args):
+    def agent_accepts(self, spec: str, args: list[str]) -> bool:
         """Whether this build's dcn-agent takes the options `args` for `spec`
         (asked with `dcn-agent --check`, which parses every option)."""
         from orchestrator.topology import tool_path
@@ -491,14 +498,15 @@ class Experiment:
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         return r.returncode == 0
 
-    def scaled_bytes(self, paper_bytes):
+    def scaled_bytes(self, paper_bytes: int) -> int:
         """The paper's transfer size scaled to this run's link rate and --size-scale."""
         return max(1 << 20, int(paper_bytes * self.a.link_mbps / PAPER_LINK_MBPS * self.a.size_scale))
 
     # ------------------------------------------------------------- networks
     @contextlib.contextmanager
-    def testbed(self, spec, label, hello_ms=None, agent=None, link_period=1.0, switch=None, mtu=None,
-                link_mbps=None, agent_args=None):
+    def testbed(self, spec: str, label: str, hello_ms: int | None = None, agent: bool | None = None,
+                link_period: float = 1.0, switch: str | None = None, mtu: int | None = None,
+                link_mbps: float | None = None, agent_args: Sequence[str] | None = None) -> Iterator[Net]:
         """agent_args: extra dcn-agent options for this network's agents (for
         example ["--mdcube-routing", "source"]; see agent_accepts()), after
         the run's --data-path: the agent takes the last value of an option."""
@@ -513,11 +521,11 @@ class Experiment:
         cpu = links = queues = ss = net = stalls = None
         tcp0 = q0 = None
         try:
-            self.log("%s: bringing up %s" % (label, spec))
+            self.log(f"{label}: bringing up {spec}")
             try:
                 tb.start()
             except TestbedError as e:
-                raise BringUpError("%s: %s" % (label, e)) from None
+                raise BringUpError(f"{label}: {e}") from None
             cpu, stalls = CpuSampler(0.5), StallWatch()
             # every shaper's queue, switch and server ports (one rtnetlink
             # dump per namespace and period): the line-rate checks of every
@@ -553,40 +561,42 @@ class Experiment:
                 net.qdisc = diff_qdisc(q0, qdisc_totals(pids))
                 net.ss = ss.summary() if ss else None
             tb.stop()
-        self.write_csv("%s_links.csv" % label, links.timeline_rows())
+        self.write_csv(f"{label}_links.csv", links.timeline_rows())
         if queues:
-            self.write_csv("%s_queues.csv" % label, queues.timeline_rows())
+            self.write_csv(f"{label}_queues.csv", queues.timeline_rows())
         if ss:
-            self.write_csv("raw/%s_ss.csv" % label, ss.csv_rows())
-        self.write_csv("%s_cpu.csv" % label, [["unix_time", "busy", "busy_incl_nice"]] +
-                       [["%.3f" % t, "%.4f" % v[0], "%.4f" % v[1]] for t, v in cpu.samples])
-        self.write_csv("raw/%s_stalls.csv" % label, [["unix_time", "late_s"]] +
-                       [["%.3f" % t, "%.3f" % x] for t, x in stalls.samples])
+            self.write_csv(f"raw/{label}_ss.csv", ss.csv_rows())
+        self.write_csv(f"{label}_cpu.csv", [["unix_time", "busy", "busy_incl_nice"]] +
+                       [[f"{t:.3f}", f"{v[0]:.4f}", f"{v[1]:.4f}"] for t, v in cpu.samples])
+        self.write_csv(f"raw/{label}_stalls.csv", [["unix_time", "late_s"]] +
+                       [[f"{t:.3f}", f"{x:.3f}"] for t, x in stalls.samples])
 
     # -------------------------------------------------------------- output
-    def path(self, name):
+    def path(self, name: str) -> str:
         """Where this run writes `name` (raw/run-NN/ of a repeated experiment)."""
         return os.path.join(self.run_dir or self.work, name)
 
-    def write_json(self, name, obj):
+    def write_json(self, name: str, obj: object) -> None:
         with open(self.path(name), "w") as f:
             json.dump(obj, f, indent=2, sort_keys=False)
             f.write("\n")
 
-    def write_csv(self, name, rows):
+    def write_csv(self, name: str, rows: Iterable[Sequence]) -> None:
         with open(self.path(name), "w", newline="") as f:
             csv.writer(f).writerows(rows)
 
-    def save_flows(self, label, flows):
+    def save_flows(self, label: str, flows: list) -> list:
         """iperf3 JSON of every flow under raw/, and their summaries."""
         for i, fl in enumerate(flows):
             if fl.result is not None:
-                with open(self.path("raw/%s_%03d_%s.json" % (label, i, fl.label.replace(">", "-"))), "w") as f:
+                with open(self.path(f'raw/{label}_{i:03d}_{fl.label.replace(">", "-")}.json'), "w") as f:
                     json.dump(fl.result, f)
         return [fl.summary() for fl in flows]
 
-    def finish(self, measured, baseline=None, paper=None, ratio_measured=None, ratio_paper=None,
-               flows_failed=0, extra=None, notes=None, headline=None, reasons=None):
+    def finish(self, measured: dict, baseline: dict | None = None, paper: dict | None = None,
+               ratio_measured: float | None = None, ratio_paper: float | None = None, flows_failed: int = 0,
+               extra: dict | None = None, notes: list[str] | None = None, headline: dict | None = None,
+               reasons: list[str] | None = None) -> int:
         """Writes summary.json with the fidelity verdict and moves the results
         into place. Returns the exit status: 0 valid, 3 invalid."""
         a = self.a
@@ -598,28 +608,28 @@ class Experiment:
         reasons = [] if judged else list(reasons)
         cpu_max = max([r["cpu_busy_max"] for r in runs.values() if r["cpu_busy_max"] is not None] or [0.0])
         if judged and cpu_max > CPU_LIMIT:
-            reasons.append("box CPU %.0f %% busy (limit %.0f %%)" % (100 * cpu_max, 100 * CPU_LIMIT))
+            reasons.append(f"box CPU {100 * cpu_max:.0f} % busy (limit {100 * CPU_LIMIT:.0f} %)")
         if flows_failed:
-            reasons.append("%d flows failed to finish" % flows_failed)
+            reasons.append(f"{flows_failed:d} flows failed to finish")
         for label, r in runs.items() if judged else ():
             if r["stall_limit_ms"] is not None and (r["stall_max_ms"] or 0) >= r["stall_limit_ms"]:
-                reasons.append("%s: the box stalled for %d ms, as long as the agents' hellos may be late "
-                               "(%d ms) before a neighbour is declared dead" % (
-                                   label, r["stall_max_ms"], r["stall_limit_ms"]))
+                reasons.append(f'{label}: the box stalled for {r["stall_max_ms"]:d} ms, as long as the agents\' '
+                               'hellos may be late '
+                               f'({r["stall_limit_ms"]:d} ms) before a neighbour is declared dead')
         for r in runs.values() if judged else ():
             for c in r["saturation_checks"]:
                 if c["ok"]:
                     continue
-                u = "?" if c["utilisation"] is None else "%.3f" % c["utilisation"]
+                u = "?" if c["utilisation"] is None else f'{c["utilisation"]:.3f}'
                 if c.get("check") == "over_rate":
-                    reasons.append("%s: link %s carried %s of its rate (at most %.2f)" % (
-                        c["run"], c["link"], u, OVER_RATE_LIMIT))
+                    reasons.append(f'{c["run"]}: link {c["link"]} carried {u} of its rate (at most '
+                                   f'{OVER_RATE_LIMIT:.2f})')
                 elif c.get("check") == "line_rate_when_backlogged":
-                    reasons.append("%s: link %s sent %s of its rate while data waited in its queue (%.1f s)" % (
-                        c["run"], c["link"], u, c["busy_s"]))
+                    reasons.append(f'{c["run"]}: link {c["link"]} sent {u} of its rate while data waited in its '
+                                   f'queue ({c["busy_s"]:.1f} s)')
                 else:
-                    reasons.append("%s: link %s carried %s of its rate (expected 1 +- %.2f)" % (
-                        c["run"], c["link"], u, SATURATION_TOLERANCE))
+                    reasons.append(f'{c["run"]}: link {c["link"]} carried {u} of its rate (expected 1 +- '
+                                   f'{SATURATION_TOLERANCE:.2f})')
         summary = {
             "experiment": self.name,
             "valid": not reasons,
@@ -661,13 +671,12 @@ class Experiment:
         self.write_json("summary.json", summary)
         if self.repeat:
             self.run_summaries.append(summary)
-            self.log("%s run %d (seed %d): %s, ratio %s" % (
-                self.name, self.run_index + 1, a.seed, "valid" if not reasons else "NOT VALID: " + "; ".join(reasons),
-                ratio_measured))
+            verdict = "valid" if not reasons else "NOT VALID: " + "; ".join(reasons)
+            self.log(f"{self.name} run {self.run_index + 1:d} (seed {a.seed:d}): {verdict}, ratio {ratio_measured}")
             return 0 if not reasons else 3
         self._move_into_place()
-        self.log("%s: %s; results in %s" % (self.name, "VALID" if not reasons else "NOT VALID: " + "; ".join(reasons),
-                                            os.path.relpath(self.out, os.getcwd())))
+        self.log(f'{self.name}: {"VALID" if not reasons else "NOT VALID: " + "; ".join(reasons)}; results in '
+                 f'{os.path.relpath(self.out, os.getcwd())}')
         return 0 if not reasons else 3
 
     def _move_into_place(self):
@@ -686,10 +695,10 @@ class Experiment:
         self.a.seed = self.base_seed + self.run_index
         self.nets = []
         self.t_run = time.time()
-        self.run_dir = os.path.join(self.work, "raw", "run-%02d" % (self.run_index + 1))
+        self.run_dir = os.path.join(self.work, "raw", f"run-{self.run_index + 1:02d}")
         os.makedirs(os.path.join(self.run_dir, "raw"))
         valid = sum(1 for r in self.run_summaries if r["valid"])
-        self.log("run %d (seed %d); %d of %d valid runs so far" % (self.run_index + 1, self.a.seed, valid, self.a.runs))
+        self.log(f"run {self.run_index + 1:d} (seed {self.a.seed:d}); {valid:d} of {self.a.runs:d} valid runs so far")
 
     def _finish_runs(self):
         """The experiment's summary over its runs (repeat.combine), with the
@@ -703,22 +712,22 @@ class Experiment:
         med = repeat.median_run(runs)
         summary["plots_from_run"] = med + 1
         if (runs[med].get("headline") or {}).get("measured"):  # one run's numbers: the median run's, so labelled
-            summary["headline"] = dict(runs[med]["headline"], measured="run %d of %d (median ratio): %s" % (
-                med + 1, len(runs), runs[med]["headline"]["measured"]))
-        src = os.path.join(self.work, "raw", "run-%02d" % (med + 1))
+            summary["headline"] = dict(runs[med]["headline"], measured=f'run {med + 1:d} of {len(runs)} (median '
+                                                                       f'ratio): {runs[med]["headline"]["measured"]}')
+        src = os.path.join(self.work, "raw", f"run-{med + 1:02d}")
         for f in sorted(os.listdir(src)):
             if f.endswith(".png"):
                 shutil.copy(os.path.join(src, f), os.path.join(self.work, f))
         if any(isinstance(r.get("ratio_measured"), (int, float)) for r in runs):
-            plots.runs(os.path.join(self.work, "runs.png"), "%s: every run" % self.name, summary)
+            plots.runs(os.path.join(self.work, "runs.png"), f"{self.name}: every run", summary)
         self.run_dir = self.work
         self.write_json("summary.json", summary)
         self._move_into_place()
         ci = summary["ratio_ci95"]
-        self.log("%s: %s; ratio %s (95 %% CI %s, min-max %s-%s) over %d valid runs, %d invalid; results in %s" % (
-            self.name, "VALID" if summary["valid"] else "NOT VALID: " + "; ".join(summary["invalid_reasons"]),
-            summary["ratio_mean"], "-" if ci is None else "%s-%s" % tuple(ci), summary["ratio_min"],
-            summary["ratio_max"], summary["runs_n"], summary["runs_invalid"], os.path.relpath(self.out, os.getcwd())))
+        self.log(f'{self.name}: {"VALID" if summary["valid"] else "NOT VALID: " + "; ".join(summary["invalid_reasons"])}; '
+                 f'ratio {summary["ratio_mean"]} (95 % CI {"-" if ci is None else f"{ci[0]}-{ci[1]}"}, min-max '
+                 f'{summary["ratio_min"]}-{summary["ratio_max"]}) over {summary["runs_n"]:d} valid runs, '
+                 f'{summary["runs_invalid"]:d} invalid; results in {os.path.relpath(self.out, os.getcwd())}')
         return 0 if summary["valid"] else 3
 
     def _drop_empty_work(self):
@@ -727,12 +736,12 @@ class Experiment:
         if work and os.path.isdir(work) and not any(f for _, _, f in os.walk(work)):
             shutil.rmtree(work, ignore_errors=True)
 
-    def main(self, body):
+    def main(self, body: Callable[[Experiment], int | None]) -> int:
         """Runs body(self) with clean error handling: one line, no traceback,
         for the user's mistakes and the testbed's refusals. SIGTERM and SIGHUP
         end the run like Ctrl-C: the testbed is torn down."""
         def on_signal(signum, _frame):
-            raise KeyboardInterrupt("signal %d" % signum)
+            raise KeyboardInterrupt(f"signal {signum:d}")
         for s in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
             signal.signal(s, on_signal)
         try:
@@ -744,7 +753,7 @@ class Experiment:
                 body(self)
             return self._finish_runs()
         except ExperimentError as e:
-            self.log("error: %s" % e)
+            self.log(f"error: {e}")
             self._drop_empty_work()
             return 2
         except KeyboardInterrupt:

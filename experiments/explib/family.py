@@ -23,13 +23,21 @@ beside the analytic prediction:
                     method, as the BCDC notes correct Theorem 4)
   tree_abt()        the tree's all-to-all bound at its leaf uplinks
 """
+from __future__ import annotations
+
 import collections
 import os
 import random
 import sys
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from . import traffic
 from .experiment import AGENT_TABLE_MBPS
+
+if TYPE_CHECKING:
+    from .experiment import Experiment
+    from .traffic import RelayPlan
 
 GiB = 1 << 30
 
@@ -67,7 +75,7 @@ FAMILIES = {
 }
 
 
-def pre_family(argv=None):
+def pre_family(argv: list[str] | None = None) -> str:
     """--family from the command line before the Experiment (whose name
     depends on it) is created; --help without it shows hcn's."""
     from orchestrator.errors import OneLineParser
@@ -77,25 +85,25 @@ def pre_family(argv=None):
     return a.family
 
 
-def add_family_arg(ex, fam):
+def add_family_arg(ex: Experiment, fam: str) -> None:
     ex.set_defaults(link_mbps=AGENT_TABLE_MBPS)
     ex.add_argument("--family", choices=sorted(FAMILIES), default=fam,
                     help="hcn, bcn or bcdc (results/<family>-<pattern>)")
 
 
-def export(ex, spec):
+def export(ex: Experiment, spec: str) -> dict:
     return traffic.topo_json(ex, "export", *spec.split())
 
 
-def stats(ex, spec):
+def stats(ex: Experiment, spec: str) -> dict:
     return traffic.topo_json(ex, "stats", *spec.split())
 
 
-def switch_ports(exp):
+def switch_ports(exp: dict) -> int:
     return max(s["ports"] for s in exp["switches"])
 
 
-def tree_spec(exp):
+def tree_spec(exp: dict) -> str:
     """The papers' two-level tree with as many servers: leaf switches of the
     family's switch size (like BCube's 4x4 tree for n=4), one root, every
     link at the server rate."""
@@ -103,10 +111,10 @@ def tree_spec(exp):
     per = switch_ports(exp)
     while n % per:
         per -= 1
-    return "tree leaves=%d per_leaf=%d" % (n // per, per)
+    return f"tree leaves={n // per:d} per_leaf={per:d}"
 
 
-def server_hops(path):
+def server_hops(path: list[str]) -> int:
     """Hops as the papers count them: server to server through a switch or
     over a cable is one hop."""
     return sum(1 for x in path if x.startswith("h")) - 1
@@ -116,7 +124,7 @@ class Graph:
     """The logical server graph of an export: two servers are adjacent when
     they share a switch or a cable; `via` names the switch (None: cable)."""
 
-    def __init__(self, exp):
+    def __init__(self, exp: dict) -> None:
         self.servers = [s["name"] for s in exp["servers"]]
         self.ids = {s["name"]: s["id"] for s in exp["servers"]}
         self.is_server = set(self.servers)
@@ -136,10 +144,10 @@ class Graph:
                     if x != y:
                         self.adj[x][y] = sw
 
-    def neighbours(self, x):
+    def neighbours(self, x: str) -> list:
         return sorted(self.adj[x], key=lambda y: self.ids[y])
 
-    def bfs(self, src):
+    def bfs(self, src: str) -> tuple:
         """(distance, parent): breadth first, neighbours in id order."""
         dist, parent = {src: 0}, {src: None}
         q = collections.deque([src])
@@ -153,7 +161,8 @@ class Graph:
         return dist, parent
 
 
-def multicast_tree(ex, spec, g, src, targets, algo):
+def multicast_tree(ex: Experiment, spec: str, g: Graph, src: str, targets: list[str], algo: str | None) -> dict[str,
+                   list[str]]:
     """BMulticast (BCDC Alg. 2, notes 4.3): targets in id order; each takes
     the family's route from src, cut at its deepest node already in the tree
     (by hop distance from src); the union of the kept parts. Returns
@@ -178,7 +187,7 @@ def multicast_tree(ex, spec, g, src, targets, algo):
     return dict(children)
 
 
-def broadcast_tree(g, src):
+def broadcast_tree(g: Graph, src: str) -> dict:
     """BBroadcast (BCDC notes 4.4): the source sends to every neighbour; a
     server forwards a new message to its other neighbours and drops
     duplicates. The copies that arrive first form the BFS tree, which is
@@ -191,7 +200,7 @@ def broadcast_tree(g, src):
     return {k: sorted(v, key=lambda y: g.ids[y]) for k, v in children.items()}
 
 
-def tree_depth(children, src):
+def tree_depth(children: dict[str, list[str]], src: str) -> int:
     depth, todo, best = {src: 0}, [src], 0
     while todo:
         x = todo.pop()
@@ -202,7 +211,8 @@ def tree_depth(children, src):
     return best
 
 
-def tree_plan(children, src, nbytes, deliver_to=None):
+def tree_plan(children: dict[str, list[str]], src: str, nbytes: int,
+              deliver_to: Iterable[str] | None = None) -> RelayPlan:
     """The tree as dcn-relay chains: one one-hop TCP connection per tree
     edge, each child fed by its parent's instance as data arrives."""
     plan = traffic.RelayPlan()
@@ -216,7 +226,7 @@ def tree_plan(children, src, nbytes, deliver_to=None):
     return plan
 
 
-def port_fanout(g, children):
+def port_fanout(g: Graph, children: dict[str, list[str]]) -> dict:
     """Streams per directed physical link when every tree edge is one
     one-hop connection (x -> its switch -> y, or the cable x-y): the
     analytic rate of the tree is link / the maximum."""
@@ -225,14 +235,14 @@ def port_fanout(g, children):
         for y in cs:
             sw = g.adj[x][y]
             if sw is None:
-                load["%s>%s" % (x, y)] += 1
+                load[f"{x}>{y}"] += 1
             else:
-                load["%s>%s" % (x, sw)] += 1
-                load["%s>%s" % (sw, y)] += 1
+                load[f"{x}>{sw}"] += 1
+                load[f"{sw}>{y}"] += 1
     return load
 
 
-def pipeline_plan(chain, nbytes):
+def pipeline_plan(chain: list[str], nbytes: int) -> RelayPlan:
     """The tree baseline's pipeline chain[0] -> chain[1] -> ... (BCube §7.2)."""
     plan = traffic.RelayPlan()
     prev = None
@@ -241,12 +251,12 @@ def pipeline_plan(chain, nbytes):
     return plan
 
 
-def pick_targets(g, src, count, seed):
+def pick_targets(g: Graph, src: str, count: int, seed: int) -> list:
     rnd = random.Random(seed)
     return sorted(rnd.sample([s for s in g.servers if s != src], count), key=lambda x: g.ids[x])
 
 
-def analytic_abt(st):
+def analytic_abt(st: dict) -> tuple:
     """ABT in link units = server link ends / mean server hops over all
     ordered pairs (BFS): every hop of a flow takes one server's outgoing
     port, and the all-to-all loads them equally at best. This is how the
@@ -258,12 +268,12 @@ def analytic_abt(st):
     return ends / mean, ends, mean
 
 
-def tree_params(spec):
+def tree_params(spec: str) -> dict:
     """{"leaves": .., "per_leaf": ..} of a tree spec ("tree leaves=4 per_leaf=4")."""
     return {k: int(v) for k, v in (x.split("=") for x in spec.split()[1:])}
 
 
-def tree_abt(spec_params, n):
+def tree_abt(spec_params: dict, n: int) -> float:
     """The two-level tree's all-to-all at server-rate uplinks: a leaf of p
     servers sends p(N-p) flows over one uplink, so each server gets
     (N-1)/(p(N-p)) of a link (and at most 1)."""
@@ -273,7 +283,7 @@ def tree_abt(spec_params, n):
     return min(1.0, (n - 1) / (p * (n - p)))
 
 
-def tree_pattern(ex, pattern, doc_paper):
+def tree_pattern(ex: Experiment, pattern: str, doc_paper: str) -> int:
     """One-to-several (pattern "several": the family's multicast tree to
     --targets) or one-to-all ("all": the broadcast tree), against the tree
     baseline's pipeline through the same servers (BCube §7.2's baseline).
@@ -303,15 +313,16 @@ def tree_pattern(ex, pattern, doc_paper):
     in_tree = sorted({c for cs in children.values() for c in cs} | {src}, key=lambda x: g.ids[x])
     ex.write_json("tree.json", {"src": src, "receivers": receivers, "children": children,
                                 "streams_per_link": dict(fan)})
-    ex.log("%s: %s from %s to %d servers, tree of %d servers (depth %d), at most %d streams on a link; "
-           "file %.1f MB" % (a.topo, "multicast" if pattern == "several" else "broadcast", src, len(receivers),
-                             len(in_tree), tree_depth(children, src), worst, size / 1e6))
+    ex.log(f'{a.topo}: {"multicast" if pattern == "several" else "broadcast"} from {src} to {len(receivers)} servers, '
+           f'tree of {len(in_tree)} servers (depth {tree_depth(children, src):d}), at most {worst:d} streams on a '
+           'link; '
+           f"file {size / 1e6:.1f} MB")
     plan = tree_plan(children, src, size, deliver_to=set(receivers))
     timeout = size * 8 / (a.link_mbps * 1e6) * worst * 4 + 120
     with ex.testbed(a.topo, fam) as net:
         res, got, t0, done = traffic.run_relays(ex, net.tb, plan, timeout=timeout)
         net.traffic_window(t0 + 1, t0 + (done or 1))
-        ex.write_json("raw/%s_relays.json" % fam, {"%s:%s" % k: v for k, v in res.items()})
+        ex.write_json(f"raw/{fam}_relays.json", {"%s:%s" % k: v for k, v in res.items()})
     with ex.testbed(tree, "tree") as tnet:
         # ids upwards from the source, wrapping round: each leaf uplink direction carries the pipeline once
         n = len(g.servers)
@@ -328,12 +339,12 @@ def tree_pattern(ex, pattern, doc_paper):
     pred = a.link_mbps / worst
     name = {"several": "one-to-several", "all": "one-to-all"}[pattern]
     what = "multicast tree" if pattern == "several" else "broadcast tree"
-    plots.bars(ex.path("throughput.png"), "%s %s from %s (%s vs the tree's pipeline)" % (F["title"], name, src, what),
-               ["%s (%s)" % (F["title"], what), "tree (pipeline)"],
+    plots.bars(ex.path("throughput.png"), f'{F["title"]} {name} from {src} ({what} vs the tree\'s pipeline)',
+               [f'{F["title"]} ({what})', "tree (pipeline)"],
                [("measured (Mb/s)", [mbps, tmbps], {"color": "C0"}),
                 ("analytic: link / streams per link", [pred, a.link_mbps], plots.PAPER_STYLE)],
                "file size / completion time (Mb/s)",
-               note="%s, %d receivers, %.0f MB at %g Mb/s links" % (a.topo, len(receivers), size / 1e6, a.link_mbps))
+               note=f"{a.topo}, {len(receivers)} receivers, {size / 1e6:.0f} MB at {a.link_mbps:g} Mb/s links")
     r2 = lambda x: None if x is None else round(x, 2)  # noqa: E731
     return ex.finish(
         measured={"mbps": r2(mbps), "completion_s": r2(done), "file_bytes": size, "receivers": receivers,
@@ -352,10 +363,11 @@ def tree_pattern(ex, pattern, doc_paper):
                                     "link/m, so the tree delivers at link / max streams per link; the pipeline "
                                     "at one link"},
                "ratio_analytic": round(pred / a.link_mbps, 3)},
-        headline={"measured": "%s %s Mb/s, tree %s Mb/s (%g Mb/s links); %d receivers, %d streams on the busiest "
-                              "link" % (F["title"], r2(mbps), r2(tmbps), a.link_mbps, len(receivers), worst),
-                  "paper": "analytic %.1f vs %g Mb/s (ratio %.2f); no testbed figure in the paper" % (
-                      pred, a.link_mbps, pred / a.link_mbps)},
+        headline={"measured": f'{F["title"]} {r2(mbps)} Mb/s, tree {r2(tmbps)} Mb/s ({a.link_mbps:g} Mb/s links); '
+                              f'{len(receivers)} receivers, {worst:d} streams on the busiest '
+                              "link",
+                  "paper": f"analytic {pred:.1f} vs {a.link_mbps:g} Mb/s (ratio {pred / a.link_mbps:.2f}); no "
+                           "testbed figure in the paper"},
         notes="throughput = file size / (sender start -> last byte at the last receiver), dcn-relay stamps; the "
               "tree baseline pipelines the file through the same servers in id order from the source, wrapping round (each leaf uplink direction carries it once). Trees: " + F["trees"] +
               ". The analytic rate counts the tree's unicast streams per directed link.")

@@ -1,13 +1,21 @@
 """What the MDCube experiments share: the paper's testbed and tree, the
 agents' MDCube routing mode, the tree's numbering, and paths read as
 containers and fibres."""
+from __future__ import annotations
+
 import threading
 import time
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from . import traffic
 from .agentctl import PathWatcher, ctl
 from .experiment import AGENT_TABLE_MBPS, ExperimentError
 from .series import into_servers, r2
+
+if TYPE_CHECKING:
+    from orchestrator.testbed import Testbed
+    from .experiment import Experiment, Net
 
 TESTBED = "mdcube n=2 k=1 m=5"      # topologies/mdcube-testbed.topo: 5 BCube_1 (n=2) containers
 TREE = "tree leaves=5 per_leaf=4"    # topologies/mdcube-tree.topo: a leaf per container
@@ -15,7 +23,7 @@ ROUTING_OPTION = "--mdcube-routing"
 MODES = ("hier", "source")
 
 
-def add_options(ex):
+def add_options(ex: Experiment) -> None:
     ex.set_defaults(link_mbps=AGENT_TABLE_MBPS)
     ex.add_argument("--topo", default=TESTBED, help="the MDCube (default: the paper's testbed, %(default)s)")
     ex.add_argument("--tree", default=TREE, help="the baseline (default: the paper's tree, %(default)s)")
@@ -25,38 +33,38 @@ def add_options(ex):
                          "agent has the option")
 
 
-def supported(ex, spec, mode="hier"):
+def supported(ex: Experiment, spec: str, mode: str = "hier") -> bool:
     """Whether the agent of this build has --mdcube-routing MODE."""
     return ex.agent_accepts(spec, [ROUTING_OPTION, mode])
 
 
-def routing(ex, spec, mode):
+def routing(ex: Experiment, spec: str, mode: str) -> tuple:
     """(extra agent arguments, the mode's name in the summary) for `mode`
     (auto, hier, source). An agent without the option routes by source."""
     if mode == "auto":
         if supported(ex, spec, "hier"):
             return [ROUTING_OPTION, "hier"], "hier"
-        return [], "source (agent without %s)" % ROUTING_OPTION
+        return [], f"source (agent without {ROUTING_OPTION})"
     if not supported(ex, spec, mode):
-        raise ExperimentError("this dcn-agent has no %s %s (build the agent that has it)" % (ROUTING_OPTION, mode))
+        raise ExperimentError(f"this dcn-agent has no {ROUTING_OPTION} {mode} (build the agent that has it)")
     return [ROUTING_OPTION, mode], mode
 
 
-def container(name):
+def container(name: str) -> int:
     """The container of a node name: h3_11 and s3_x1 are in container 3."""
     return int(name[1:].split("_")[0])
 
 
-def is_switch(name):
+def is_switch(name: str) -> bool:
     return name.startswith("s")
 
 
-def fibres(path):
+def fibres(path: list[str]) -> list:
     """The inter-container links (switch to switch) a path crosses, in order."""
     return [(a, b) for a, b in zip(path, path[1:]) if is_switch(a) and is_switch(b)]
 
 
-def relay_containers(path):
+def relay_containers(path: list[str]) -> list:
     """The containers a path passes between its source's and its destination's."""
     if not path:
         return []
@@ -69,7 +77,7 @@ def relay_containers(path):
     return out
 
 
-def tree_uplink(net, server):
+def tree_uplink(net: Net, server: str) -> tuple:
     """(leaf, root): the tree switch of `server` and the switch above it."""
     w = net.tb.wiring
     l0 = w.links_of(server)[0]
@@ -77,16 +85,16 @@ def tree_uplink(net, server):
     for l in w.links:
         if l["kind"] == "switch-switch" and leaf in (l["a"], l["b"]):
             return leaf, (l["b"] if l["a"] == leaf else l["a"])
-    raise ExperimentError("no uplink above %s" % leaf)
+    raise ExperimentError(f"no uplink above {leaf}")
 
 
-def own_paths(watcher):
+def own_paths(watcher: PathWatcher) -> list:
     """The last path of every connection a watched agent is the source of
     (an agent's flow table also holds connections it only relays)."""
     return [f["path"] for k, f in watcher.last.items() if f.get("path") and f["path"][0] == k[0]]
 
 
-def all_to_all(ex, net, names, per_conn, label, watch=False):
+def all_to_all(ex: Experiment, net: Net, names: list[str], per_conn: int, label: str, watch: bool = False) -> tuple:
     """Every server of `names` sends per_conn bytes to every other one (dcn-relay,
     one TCP connection each). Returns (record, aggregate series into `names`, t0)."""
     plan = traffic.all_to_all_plan(names, per_conn)
@@ -104,7 +112,7 @@ def all_to_all(ex, net, names, per_conn, label, watch=False):
         watcher.stop()
         seg.stop()
     net.traffic_window(t0 + 2, t0 + (done or 3))
-    ex.write_json("raw/%s_relays.json" % label, {"%s:%s" % k: v for k, v in res.items()})
+    ex.write_json(f"raw/{label}_relays.json", {"%s:%s" % k: v for k, v in res.items()})
     failed = sum(1 for r in res.values() if r.get("exit") != 0)
     failed += sum(1 for x in names if got.get(x, 0) < per_conn * (n - 1))
     per_server = sum(got.values()) / n * 8 / done / 1e6 if done else None
@@ -117,24 +125,24 @@ def all_to_all(ex, net, names, per_conn, label, watch=False):
         if seg.mode == "hier":
             rec["flows_seen_note"] = ("hier: every flow the servers source, a connection's data and ACK directions "
                                       "alike (segment entries carry no ports)")
-        ex.write_csv("%s_segments.csv" % label, seg.rows(t0))
-        ex.write_csv("%s_paths.csv" % label, watcher.rows(t0))
+        ex.write_csv(f"{label}_segments.csv", seg.rows(t0))
+        ex.write_csv(f"{label}_paths.csv", watcher.rows(t0))
     return rec, into_servers(net, t0, names), t0
 
 
-def fibre_load(net, t0, t1):
+def fibre_load(net: Net, t0: float, t1: float) -> dict:
     """Every fibre's load from t0 to t1: the mean of its two directions over its rate."""
     rates = net.links.mean_rates(t0, t1)
     out = {}
     for l in net.tb.wiring.links:
         if l["kind"] == "switch-switch":
-            ab, ba = "%s>%s" % (l["a"], l["b"]), "%s>%s" % (l["b"], l["a"])
+            ab, ba = f'{l["a"]}>{l["b"]}', f'{l["b"]}>{l["a"]}'
             cap = net.links.capacity.get(ab)
-            out["%s-%s" % (l["a"], l["b"])] = r2(((rates.get(ab) or 0) + (rates.get(ba) or 0)) / 2 / cap) if cap else None
+            out[f'{l["a"]}-{l["b"]}'] = r2(((rates.get(ab) or 0) + (rates.get(ba) or 0)) / 2 / cap) if cap else None
     return out
 
 
-def server_link_bound(net, t0, t1, delivered_bytes):
+def server_link_bound(net: Net, t0: float, t1: float, delivered_bytes: int) -> tuple:
     """What the servers' own links allow in all-to-all. Every byte delivered
     leaves its source and each relay on a server -> switch link, so the
     bytes those links carried over [t0, t1] per byte delivered is the mean
@@ -155,7 +163,7 @@ def server_link_bound(net, t0, t1, delivered_bytes):
     return round(hops, 3), round(ports / hops, 3), round(util, 3)
 
 
-def flow_id(src_ip, sport, dst_ip, dport, proto=6):
+def flow_id(src_ip: str, sport: int, dst_ip: str, dport: int, proto: int = 6) -> int:
     """The MDCube extension's flow id of a 5-tuple (the agents' eng_flow_id:
     FNV-1a over the addresses, ports and protocol, network order)."""
     b = bytes(int(x) for x in src_ip.split(".")) + bytes(int(x) for x in dst_ip.split(".")) + \
@@ -173,14 +181,14 @@ class SegmentWatcher(threading.Thread):
     containers, segment, reroutes or jumps change. Empty under source
     routing (the agents keep no segments)."""
 
-    def __init__(self, tb, names, period=0.5):
+    def __init__(self, tb: Testbed, names: list[str], period: float = 0.5) -> None:
         super().__init__(daemon=True)
         self.tb, self.names, self.period = tb, list(names), period
         self.last, self.changes = {}, []
         self.mode = None
         self._halt = threading.Event()
 
-    def run(self):
+    def run(self) -> None:
         while not self._halt.is_set():
             t = time.time()
             for n in self.names:
@@ -195,16 +203,16 @@ class SegmentWatcher(threading.Thread):
                     self.last[k] = (sig, e)
             self._halt.wait(self.period)
 
-    def stop(self):
+    def stop(self) -> None:
         self._halt.set()
         if self.is_alive():
             self.join(5)
 
-    def entry(self, agent, fid):
+    def entry(self, agent: str, fid: int) -> list | None:
         v = self.last.get((agent, fid))
         return v[1] if v else None
 
-    def full_path(self, src_agent, fid, other=None):
+    def full_path(self, src_agent: str, fid: int, other: SegmentWatcher | None = None) -> list | None:
         """The whole path of a flow by chaining the segments: the source's,
         then the one kept by the server where it ends, and so on (entries
         from `other`, a watcher of other agents, too)."""
@@ -223,15 +231,16 @@ class SegmentWatcher(threading.Thread):
             path += list(nxt["segment"][1:])
         return path
 
-    def rows(self, t0):
+    def rows(self, t0: float) -> list[list]:
         out = [["t_s", "agent", "flow_id", "source", "containers", "segment", "reroutes", "jumps"]]
         for t, n, fid, e in self.changes:
-            out.append(["%.3f" % (t - t0), n, "%08x" % fid, e["source"], " ".join(map(str, e["containers"])),
+            out.append([f"{t - t0:.3f}", n, f"{fid:08x}", e["source"], " ".join(map(str, e["containers"])),
                         " ".join(e["segment"]), e["reroutes"], e["jumps"]])
         return out
 
 
-def jumps_of(path_watcher, seg_watcher=None, sources=None, dsts=None):
+def jumps_of(path_watcher: PathWatcher, seg_watcher: SegmentWatcher | None = None,
+             sources: Iterable[str] | None = None, dsts: Iterable[str] | None = None) -> list:
     """The containers between source and destination container of every
     flow the watched agents source: from their whole paths under source
     routing (and inside a container under hierarchical routing, where BSR
@@ -247,7 +256,7 @@ def jumps_of(path_watcher, seg_watcher=None, sources=None, dsts=None):
     return out
 
 
-def count_jumps(jumps):
+def count_jumps(jumps: list) -> dict:
     """{"via 1": n, "direct": n, ...}"""
     out = {}
     for j in jumps:

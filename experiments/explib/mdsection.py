@@ -15,6 +15,8 @@ existed) is kept whole, and the section is appended after it.
 
 From a shell:  mdsection.py FILE NAME WRITER [--title T --preamble P] < BODY
 """
+from __future__ import annotations
+
 import argparse
 import os
 import re
@@ -25,20 +27,20 @@ PREAMBLE = ("Each section below is written by the run that measured it, which th
             "do not edit by hand.")
 
 
-def begin_marker(name, writer):
-    return "<!-- begin %s: written by %s; do not edit by hand -->" % (name, writer)
+def begin_marker(name: str, writer: str) -> str:
+    return f"<!-- begin {name}: written by {writer}; do not edit by hand -->"
 
 
-def end_marker(name):
-    return "<!-- end %s -->" % name
+def end_marker(name: str) -> str:
+    return f"<!-- end {name} -->"
 
 
-def check_name(name):
+def check_name(name: str) -> None:
     if not re.fullmatch(r"[a-z][a-z0-9-]*", name):
-        raise ValueError("section name %r: lower-case letters, digits and '-' only" % name)
+        raise ValueError(f"section name {name!r}: lower-case letters, digits and '-' only")
 
 
-def replace_section(text, name, writer, body):
+def replace_section(text: str, name: str, writer: str, body: str) -> str:
     """The file's text with section NAME holding BODY. Raises ValueError on a
     section whose markers are unpaired, rather than guess what to keep."""
     check_name(name)
@@ -50,11 +52,11 @@ def replace_section(text, name, writer, body):
         sep = "" if not text or text.endswith("\n\n") else ("\n" if text.endswith("\n") else "\n\n")
         return text + sep + block
     if len(bs) != 1 or len(es) != 1 or es[0].start() < bs[0].end():
-        raise ValueError("section %r: markers unpaired (%d begin, %d end)" % (name, len(bs), len(es)))
+        raise ValueError(f"section {name!r}: markers unpaired ({len(bs)} begin, {len(es)} end)")
     return text[:bs[0].start()] + block + text[es[0].end():]
 
 
-def write_section(path, name, writer, body, title=TITLE, preamble=PREAMBLE):
+def write_section(path: str, name: str, writer: str, body: str, title: str = TITLE, preamble: str = PREAMBLE) -> None:
     """Writes section NAME of PATH (created with TITLE and PREAMBLE when
     missing) through a temporary file, so that a killed run leaves the old
     file or the new one, never half of one."""
@@ -62,17 +64,17 @@ def write_section(path, name, writer, body, title=TITLE, preamble=PREAMBLE):
         with open(path) as f:
             text = f.read()
     else:
-        text = "%s\n\n%s\n\n" % (title, preamble)
+        text = f"{title}\n\n{preamble}\n\n"
     text = replace_section(text, name, writer, body)
     d = os.path.dirname(os.path.abspath(path))
     os.makedirs(d, exist_ok=True)
-    tmp = os.path.join(d, ".%s.tmp" % os.path.basename(path))
+    tmp = os.path.join(d, f".{os.path.basename(path)}.tmp")
     with open(tmp, "w") as f:
         f.write(text)
     os.replace(tmp, path)
 
 
-def main(argv=None):
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="Replace one section of a shared results page with standard input.")
     ap.add_argument("file")
     ap.add_argument("name")
@@ -83,7 +85,7 @@ def main(argv=None):
     try:
         write_section(a.file, a.name, a.writer, sys.stdin.read(), a.title, a.preamble)
     except (ValueError, OSError) as e:
-        print("mdsection: %s: %s" % (a.file, e), file=sys.stderr)
+        print(f"mdsection: {a.file}: {e}", file=sys.stderr)
         return 1
     return 0
 

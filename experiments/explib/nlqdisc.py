@@ -4,8 +4,11 @@ what `tc -s -j qdisc show` prints of them (bytes and packets sent, bytes
 queued, drops, overlimits), without starting a process per namespace and
 per sample. The queue sampler reads every switch port and every server
 port this way, and the runs' drop totals (tcpstats.qdisc_totals) too."""
+from __future__ import annotations
+
 import socket
 import struct
+from collections.abc import Iterator
 
 from orchestrator.netops import in_netns
 
@@ -29,7 +32,7 @@ def _align(n):
     return (n + 3) & ~3
 
 
-def attrs(buf, off, end):
+def attrs(buf: bytes, off: int, end: int) -> dict:
     """{type: payload bytes} of the rtattrs in buf[off:end] (the first of a
     type wins; the nested flag bits are masked off)."""
     out = {}
@@ -42,7 +45,7 @@ def attrs(buf, off, end):
     return out
 
 
-def messages(buf):
+def messages(buf: bytes) -> Iterator[tuple]:
     """(type, payload) of each netlink message in buf."""
     off = 0
     while off + _NLMSG.size <= len(buf):
@@ -53,14 +56,14 @@ def messages(buf):
         off += _align(ln)
 
 
-def root_qdisc(payload):
+def root_qdisc(payload: memoryview) -> tuple | None:
     """(ifindex, kind, bytes sent, bytes queued) of an RTM_NEWQDISC payload
     for a root qdisc, or None for any other qdisc."""
     q = root_qdisc_counters(payload)
     return None if q is None else (q["ifindex"], q["kind"], q["bytes"], q["backlog"])
 
 
-def root_qdisc_counters(payload):
+def root_qdisc_counters(payload: memoryview) -> dict | None:
     """{ifindex, kind, bytes, packets, backlog, drops, overlimits} of an
     RTM_NEWQDISC payload for a root qdisc (a counter the message lacks is
     None), or None for any other qdisc."""
@@ -85,14 +88,14 @@ class QdiscReader:
     """Root qdisc counters of one namespace (that of process pid; None: this
     process's), on a socket made there at construction."""
 
-    def __init__(self, pid=None):
+    def __init__(self, pid: int | None = None) -> None:
         with in_netns(pid):
             self.sock = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW | socket.SOCK_CLOEXEC, NETLINK_ROUTE)
         self.sock.bind((0, 0))
         self.seq = 0
         self.names = {}
 
-    def close(self):
+    def close(self) -> None:
         self.sock.close()
 
     def _dump(self, rtm, body):
@@ -106,7 +109,7 @@ class QdiscReader:
                     return
                 if typ == NLMSG_ERROR:
                     err = -struct.unpack_from("=i", payload)[0] if len(payload) >= 4 else 0
-                    raise OSError(err, "rtnetlink dump %d failed" % rtm)
+                    raise OSError(err, f"rtnetlink dump {rtm:d} failed")
                 yield typ, payload
 
     def _refresh_names(self):
@@ -117,7 +120,7 @@ class QdiscReader:
                 name = attrs(p, _IFINFO.size, len(p)).get(IFLA_IFNAME, b"").split(b"\0", 1)[0]
                 self.names[idx] = name.decode(errors="replace")
 
-    def counters(self):
+    def counters(self) -> dict:
         """{ifname: root_qdisc_counters()} of every root qdisc."""
         rows = [q for typ, p in self._dump(RTM_GETQDISC, _TCMSG.pack(0, 0, 0, 0, 0))
                 if typ == RTM_NEWQDISC and (q := root_qdisc_counters(p)) is not None]
@@ -125,6 +128,6 @@ class QdiscReader:
             self._refresh_names()
         return {self.names[r["ifindex"]]: r for r in rows if r["ifindex"] in self.names}
 
-    def read(self):
+    def read(self) -> dict:
         """{ifname: (kind, bytes sent, bytes queued)} of every root qdisc."""
         return {name: (q["kind"], q["bytes"], q["backlog"]) for name, q in self.counters().items()}

@@ -1,4 +1,6 @@
 """Figures in the papers' style (matplotlib, Agg backend: no display)."""
+from __future__ import annotations
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -18,13 +20,14 @@ def _finish(fig, ax, path, note):
     plt.close(fig)
 
 
-def bar_label(v):
+def bar_label(v: float) -> str:
     """A bar's value as printed on it: two decimals below 10 (a ratio of 1.999
     must not read 2), one below 100, none above."""
-    return "%.2f" % v if abs(v) < 10 else "%.1f" % v if abs(v) < 100 else "%.0f" % v
+    return f"{v:.2f}" if abs(v) < 10 else f"{v:.1f}" if abs(v) < 100 else f"{v:.0f}"
 
 
-def bars(path, title, groups, series, ylabel, note=None, errors=None):
+def bars(path: str, title: str, groups: list[str], series: list[tuple], ylabel: str, note: str | None = None,
+         errors: dict | None = None) -> None:
     """Grouped bars, each labelled with its value (bar_label). groups: labels
     on the x axis; series: [(label, [values], style)]; errors: {series label:
     [[low, high] or None per group]}, drawn as error bars."""
@@ -47,7 +50,8 @@ def bars(path, title, groups, series, ylabel, note=None, errors=None):
     _finish(fig, ax, path, note)
 
 
-def timeline(path, title, curves, ylabel, events=(), note=None, xlabel="time (s)"):
+def timeline(path: str, title: str, curves: list[tuple], ylabel: str, events: tuple = (), note: str | None = None,
+             xlabel: str = "time (s)") -> None:
     """curves: [(label, [(t, v)], style)]; events: [(t, text)] drawn as verticals."""
     fig, ax = plt.subplots(figsize=(6.4, 3.8))
     for label, pts, style in curves:
@@ -64,7 +68,7 @@ def timeline(path, title, curves, ylabel, events=(), note=None, xlabel="time (s)
     _finish(fig, ax, path, note)
 
 
-def runs(path, title, summary):
+def runs(path: str, title: str, summary: dict) -> None:
     """Every run's ratio (valid: dots, invalid: crosses), their mean with its
     95 % interval (a band), and the paper's ratio (a dashed line)."""
     fig, ax = plt.subplots(figsize=(6.4, 3.2))
@@ -76,7 +80,7 @@ def runs(path, title, summary):
                     label=None)
     n = len(table)
     if summary.get("ratio_mean") is not None:
-        ax.axhline(summary["ratio_mean"], color="C0", lw=1, label="mean of %d valid runs" % summary["runs_n"])
+        ax.axhline(summary["ratio_mean"], color="C0", lw=1, label=f'mean of {summary["runs_n"]:d} valid runs')
     if summary.get("ratio_ci95"):
         lo, hi = summary["ratio_ci95"]
         ax.axhspan(lo, hi, color="C0", alpha=0.15, label="95 % interval of the mean")
@@ -86,7 +90,7 @@ def runs(path, title, summary):
         ax.plot([], [], "x", color="C3", label="invalid run (raw/)")
     ax.set_xlim(0.5, max(1, n) + 0.5)
     ax.set_xticks(range(1, n + 1))
-    ax.set_xlabel("run (seed %s + run - 1)" % summary.get("seed"))
+    ax.set_xlabel(f'run (seed {summary.get("seed")} + run - 1)')
     ax.set_ylabel("speed-up over the tree (x)")
     ax.set_ylim(bottom=0)
     ax.set_title(title, fontsize=10)

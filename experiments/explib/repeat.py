@@ -7,7 +7,10 @@ seed. A run's summary stays in raw/run-NN/; the experiment's summary.json
 holds, for every number the runs measured, its mean over the valid runs,
 a 95 % confidence interval of that mean (Student's t), and the min-max.
 Invalid runs are kept and counted, never averaged."""
+from __future__ import annotations
+
 import math
+from collections.abc import Iterable
 
 # two-sided 95 % quantiles of Student's t, by degrees of freedom (1..30);
 # above 30 the normal's 1.96 is within 2 %
@@ -16,13 +19,13 @@ _T95 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2
         2.045, 2.042]
 
 
-def t95(df):
+def t95(df: int) -> float:
     if df < 1:
         raise ValueError("a confidence interval needs two values or more")
     return _T95[df - 1] if df <= len(_T95) else 1.96
 
 
-def interval(values, digits=4):
+def interval(values: Iterable[float | None], digits: int = 4) -> dict:
     """{"n", "mean", "ci95": [low, high], "min", "max", "median", "sd"} of
     the numbers in values (None skipped); ci95 is None below two values."""
     v = [float(x) for x in values if isinstance(x, (int, float)) and not isinstance(x, bool)]
@@ -43,7 +46,7 @@ def interval(values, digits=4):
     return {"n": n, "mean": r(mean), "ci95": ci, "min": r(s[0]), "max": r(s[-1]), "median": r(median), "sd": r(sd)}
 
 
-def shown(v, fmt="%.2f"):
+def shown(v: float | None, fmt: str = "%.2f") -> str:
     """v for a log line; None (nothing measured, e.g. a window too short
     for the CPU sampler) is said, not printed as 0."""
     return "not measured" if v is None else fmt % v
@@ -54,13 +57,13 @@ def _numbers(obj, prefix=""):
     out = {}
     if isinstance(obj, dict):
         for k, v in obj.items():
-            out.update(_numbers(v, "%s%s." % (prefix, k)))
+            out.update(_numbers(v, f"{prefix}{k}."))
     elif isinstance(obj, (int, float)) and not isinstance(obj, bool):
         out[prefix[:-1]] = obj
     return out
 
 
-def stats_of(dicts):
+def stats_of(dicts: Iterable[dict | None]) -> dict:
     """{"key.path": interval()} of every number found under the same key in
     the given dicts (runs' "measured" or "baseline")."""
     keys = []
@@ -83,14 +86,14 @@ def _mean_tree(dicts):
     return first
 
 
-def combine(runs, wanted):
+def combine(runs: list[dict], wanted: int) -> dict:
     """The experiment's summary from its runs' summaries (in run order):
     means and intervals over the valid ones, the invalid ones listed with
     their reasons. `wanted`: the valid runs asked for (--runs)."""
     valid = [r for r in runs if r["valid"]]
     table = [{"run": i + 1, "seed": r.get("seed"), "valid": r["valid"], "invalid_reasons": r["invalid_reasons"],
               "ratio_measured": r.get("ratio_measured"), "duration_s": r.get("duration_s"),
-              "cpu_busy_max": r.get("cpu_busy_max"), "folder": "raw/run-%02d" % (i + 1)}
+              "cpu_busy_max": r.get("cpu_busy_max"), "folder": f"raw/run-{i + 1:02d}"}
              for i, r in enumerate(runs)]
     ratio = interval([r.get("ratio_measured") for r in valid])
     base = dict(runs[-1])  # the settings, paper figures and labels are the same in every run
@@ -98,7 +101,7 @@ def combine(runs, wanted):
         base.pop(k, None)
     reasons = []
     if len(valid) < wanted:
-        reasons.append("%d of %d runs valid, %d wanted" % (len(valid), len(runs), wanted))
+        reasons.append(f"{len(valid)} of {len(runs)} runs valid, {wanted:d} wanted")
     summary = dict(base)
     summary.update({
         "valid": not reasons,
@@ -123,7 +126,7 @@ def combine(runs, wanted):
     return summary
 
 
-def median_run(runs):
+def median_run(runs: list[dict]) -> int:
     """The index of the valid run whose ratio is nearest the median of the
     valid ones (its plots stand for the experiment), or of the last run."""
     valid = [(i, r["ratio_measured"]) for i, r in enumerate(runs)

@@ -1,8 +1,11 @@
 """results/README.md, regenerated from every results/*/summary.json: one row
 per experiment, measured beside the paper's figures, and its plots."""
+from __future__ import annotations
+
 import glob
 import json
 import os
+from collections.abc import Sequence
 
 from .experiment import RESULTS
 
@@ -26,7 +29,7 @@ def _fmt(v):
     if v is None:
         return "—"
     if isinstance(v, float):
-        return "%.3g" % v
+        return f"{v:.3g}"
     return str(v)
 
 
@@ -38,20 +41,20 @@ def _headline(d, key):
     if not isinstance(obj, dict):
         return _fmt(obj)
     items = [(k, v) for k, v in obj.items() if isinstance(v, (int, float, str, bool)) or v is None][:4]
-    return "; ".join("%s %s" % (k, _fmt(v)) for k, v in items) or "—"
+    return "; ".join(f"{k} {_fmt(v)}" for k, v in items) or "—"
 
 
 def _ratio(d):
     """The measured ratio; over repeated runs its mean, 95 % interval and run count."""
     r = _fmt(d.get("ratio_measured"))
     if d.get("ratio_ci95"):
-        r += " (95 %% CI %s-%s, %d runs)" % (_fmt(d["ratio_ci95"][0]), _fmt(d["ratio_ci95"][1]), d["runs_n"])
+        r += f' (95 % CI {_fmt(d["ratio_ci95"][0])}-{_fmt(d["ratio_ci95"][1])}, {d["runs_n"]:d} runs)'
     elif d.get("runs_n") is not None:
-        r += " (%d run%s)" % (d["runs_n"], "" if d["runs_n"] == 1 else "s")
+        r += f' ({d["runs_n"]:d} run{"" if d["runs_n"] == 1 else "s"})'
     return r
 
 
-def data_path(d):
+def data_path(d: dict) -> str | None:
     """The agents' data path of a testbed run's summary: its "data_path"
     (agent, kernel, or both for a run that compared them); in a summary
     written before that field, "kernel" for "kernel_relay": "full" and
@@ -63,7 +66,7 @@ def data_path(d):
     return "kernel" if d.get("kernel_relay") == "full" else "agent"
 
 
-def rows():
+def rows() -> list[str]:
     out = []
     for path in sorted(glob.glob(os.path.join(RESULTS, "*", "summary.json"))):
         folder = os.path.basename(os.path.dirname(path))
@@ -73,27 +76,26 @@ def rows():
         except (OSError, ValueError):
             continue
         pngs = sorted(glob.glob(os.path.join(os.path.dirname(path), "*.png")))
-        plots = " ".join("[%s](%s/%s)" % (os.path.splitext(os.path.basename(p))[0], folder, os.path.basename(p))
+        plots = " ".join(f"[{os.path.splitext(os.path.basename(p))[0]}]({folder}/{os.path.basename(p)})"
                          for p in pngs)
-        emu = "%s, %s Mb/s, MTU %s" % (d.get("switch"), _fmt(d.get("link_mbps")), d.get("mtu")) \
+        emu = f'{d.get("switch")}, {_fmt(d.get("link_mbps"))} Mb/s, MTU {d.get("mtu")}' \
             if d.get("switch") else "simulation" if folder.startswith("sim-") else "—"
         if d.get("switch"):
-            emu += ", data path: %s" % data_path(d)
+            emu += f", data path: {data_path(d)}"
         valid = d.get("valid")
-        out.append("| [%s](%s/summary.json) | %s | %s | %s | %s | %s | %s | %s |" % (
-            folder, folder, {True: "yes", False: "**no**"}.get(valid, "—"),
-            _headline(d, "measured"), _headline(d, "paper"), _ratio(d),
-            _fmt(d.get("ratio_paper")), emu, plots))
+        out.append(f'| [{folder}]({folder}/summary.json) | {({True: "yes", False: "**no**"}.get(valid, "—"))} | '
+                   f'{_headline(d, "measured")} | {_headline(d, "paper")} | {_ratio(d)} | '
+                   f'{_fmt(d.get("ratio_paper"))} | {emu} | {plots} |')
     return out
 
 
-def summary_main(name, title, patterns, extra_fields=()):
+def summary_main(name: str, title: str, patterns: Sequence[str], extra_fields: tuple = ()) -> int:
     """A summary script: `--data-path PATH` picks the data path whose
     pattern folders it reads (the default: the testbed's, results/<pattern>;
     agent: results/<pattern>-agent), and it writes its own folder with that
     data path's suffix. Prints one line; returns 0."""
     import argparse
-    from .experiment import DATA_PATH_SUFFIX  # first: it puts the repository on sys.path
+    from .experiment import DATA_PATH_SUFFIX
     from orchestrator.agents import DATA_PATHS, DEFAULT_DATA_PATH
     ap = argparse.ArgumentParser(description=title)
     ap.add_argument("--data-path", choices=DATA_PATHS, default=DEFAULT_DATA_PATH,
@@ -102,12 +104,13 @@ def summary_main(name, title, patterns, extra_fields=()):
     a = ap.parse_args()
     suffix = DATA_PATH_SUFFIX[a.data_path]
     s = ratio_summary(name, title, patterns, extra_fields, suffix=suffix, data_path=a.data_path)
-    print("%s: %s" % (name + suffix, ", ".join(
-        "%s %s (paper %s)" % (r["pattern"], r["ratio_measured"], r["ratio_paper"]) for r in s["rows"])))
+    ratios = ", ".join(f'{r["pattern"]} {r["ratio_measured"]} (paper {r["ratio_paper"]})' for r in s["rows"])
+    print(f"{name + suffix}: {ratios}")
     return 0
 
 
-def ratio_summary(name, title, patterns, extra_fields=(), suffix="", data_path=None):
+def ratio_summary(name: str, title: str, patterns: Sequence[str], extra_fields: tuple = (), suffix: str = "",
+                  data_path: str | None = None) -> dict:
     """A summary experiment (bcube-summary's form): the measured and paper
     ratios of pattern experiments [(label, experiment)], read from their
     summary.json in results/<experiment><suffix>/ (the folders of
@@ -152,15 +155,15 @@ def ratio_summary(name, title, patterns, extra_fields=(), suffix="", data_path=N
     return summary
 
 
-def write():
+def write() -> str:
     path = os.path.join(RESULTS, "README.md")
     body = HEADER + "\n".join(rows()) + "\n"
     figs = sorted(glob.glob(os.path.join(RESULTS, "bcube-summary", "*.png")))
     if figs:
-        body += "\n![BCube against the tree, every pattern (Fig. 10)](bcube-summary/%s)\n" % os.path.basename(figs[0])
+        body += f"\n![BCube against the tree, every pattern (Fig. 10)](bcube-summary/{os.path.basename(figs[0])})\n"
     figs = sorted(glob.glob(os.path.join(RESULTS, "mdcube-summary", "*.png")))
     if figs:
-        body += "\n![MDCube against the tree, every pattern (Fig. 10)](mdcube-summary/%s)\n" % os.path.basename(figs[0])
+        body += f"\n![MDCube against the tree, every pattern (Fig. 10)](mdcube-summary/{os.path.basename(figs[0])})\n"
     with open(path, "w") as f:
         f.write(body)
     return path

@@ -3,12 +3,19 @@ thread that should wake every 20 ms), the byte counters of every link, read
 on the link's root-namespace end (a switch port), so one thread observes the
 whole emulated network without entering a namespace, and the queues of the
 links' shapers (rtnetlink)."""
+from __future__ import annotations
+
 import threading
 import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 
 from .nlqdisc import QdiscReader
 from orchestrator.state import box_cpu_times
+
+if TYPE_CHECKING:
+    from orchestrator.topology import Wiring
 
 
 class _Sampler(threading.Thread):
@@ -40,17 +47,17 @@ class CpuSampler(_Sampler):
     developers on a shared box) yields the CPU to the emulation at once, so
     the verdict uses the first; both are kept."""
 
-    def read(self):
+    def read(self) -> tuple:
         return box_cpu_times()
 
     @staticmethod
-    def diff(prev, cur):
+    def diff(prev: tuple, cur: tuple) -> tuple:
         total, idle, nice = cur[0] - prev[0], cur[1] - prev[1], cur[2] - prev[2]
         if total <= 0:
             return (0.0, 0.0)
         return (max(0.0, min(1.0, 1.0 - (idle + nice) / total)), max(0.0, min(1.0, 1.0 - idle / total)))
 
-    def stats(self, t0=None, t1=None):
+    def stats(self, t0: float | None = None, t1: float | None = None) -> dict:
         win = [v for _, v in self.window(t0, t1)]
         if not win:
             return {"max": None, "mean": None, "max_incl_nice": None, "samples": 0}
@@ -67,11 +74,11 @@ class StallWatch(_Sampler):
     late; so it wakes the agents late too, whose hellos then stop for as
     long. Costs 50 wake-ups a second (well under 1 % of a core)."""
 
-    def __init__(self, tick=0.02, least=0.03):
+    def __init__(self, tick: float = 0.02, least: float = 0.03) -> None:
         super().__init__(tick)
         self.least = least
 
-    def run(self):  # samples: (unix time of a late wake-up, lateness in s)
+    def run(self) -> None:  # samples: (unix time of a late wake-up, lateness in s)
         last = time.monotonic()
         while not self._halt.wait(self.period):
             now = time.monotonic()
@@ -80,14 +87,14 @@ class StallWatch(_Sampler):
                 self.samples.append((time.time(), late))
             last = now
 
-    def longest(self, t0=None, t1=None):
+    def longest(self, t0: float | None = None, t1: float | None = None) -> float:
         """The longest stall (s) whose wake-up fell in [t0, t1]; 0.0 if none."""
         return max([x for _, x in self.window(t0, t1)] or [0.0])
 
 
 def _read_counter(ifname, what):
     try:
-        with open("/sys/class/net/%s/statistics/%s" % (ifname, what)) as f:
+        with open(f"/sys/class/net/{ifname}/statistics/{what}") as f:
             return int(f.read())
     except (OSError, ValueError):
         return None
@@ -97,7 +104,7 @@ def _read_netdev(pid):
     """{ifname: {"rx_bytes", "tx_bytes"}} of the namespace of process pid."""
     out = {}
     try:
-        with open("/proc/%d/net/dev" % pid) as f:
+        with open(f"/proc/{pid:d}/net/dev") as f:
             for line in f.readlines()[2:]:
                 name, _, rest = line.partition(":")
                 v = rest.split()
@@ -115,7 +122,8 @@ class LinkSampler(_Sampler):
     "A>B". A server-switch link is read on its switch port (rx: from the
     server, tx: towards it); a switch-switch link on its a end."""
 
-    def __init__(self, wiring, capacity_of, period=1.0, host_pid=None):
+    def __init__(self, wiring: Wiring, capacity_of: Callable[[str], float], period: float = 1.0,
+                 host_pid: int | None = None) -> None:
         """host_pid(name): the pid of a server's namespace; with it the
         server-server cables (HCN/BCN port 2, DCell) are sampled too, on
         their a end from /proc/PID/net/dev."""
@@ -126,17 +134,17 @@ class LinkSampler(_Sampler):
             cap = capacity_of(l)
             if not wiring.is_server(a):
                 ifn = l["a_if"]
-                self.dirs += [("%s>%s" % (a, b), ifn, "tx_bytes", cap), ("%s>%s" % (b, a), ifn, "rx_bytes", cap)]
+                self.dirs += [(f"{a}>{b}", ifn, "tx_bytes", cap), (f"{b}>{a}", ifn, "rx_bytes", cap)]
             elif not wiring.is_server(b):
                 ifn = l["b_if"]
-                self.dirs += [("%s>%s" % (b, a), ifn, "tx_bytes", cap), ("%s>%s" % (a, b), ifn, "rx_bytes", cap)]
+                self.dirs += [(f"{b}>{a}", ifn, "tx_bytes", cap), (f"{a}>{b}", ifn, "rx_bytes", cap)]
             elif host_pid is not None:  # a server-server cable: both ends in namespaces
                 end = (host_pid(a), l["a_if"])
-                self.dirs += [("%s>%s" % (a, b), end, "tx_bytes", cap), ("%s>%s" % (b, a), end, "rx_bytes", cap)]
+                self.dirs += [(f"{a}>{b}", end, "tx_bytes", cap), (f"{b}>{a}", end, "rx_bytes", cap)]
         self.names = [d[0] for d in self.dirs]
         self.capacity = {d[0]: d[3] for d in self.dirs}
 
-    def read(self):
+    def read(self) -> tuple:
         """(time after the read, counters, seconds the read took)."""
         t0 = time.time()
         netdev = {}
@@ -153,7 +161,7 @@ class LinkSampler(_Sampler):
         return t1, out, t1 - t0
 
     @staticmethod
-    def diff(prev, cur):
+    def diff(prev: tuple, cur: tuple) -> list[float | None]:
         """Mb/s per direction between two reads; None for all when either
         read took more than READ_SPAN_MAX of the interval (a box so busy
         that the counters were read seconds apart: the interval's rate is
@@ -164,7 +172,7 @@ class LinkSampler(_Sampler):
             return [None] * len(cur[1])
         return [None if a is None or b is None else (b - a) * 8 / dt / 1e6 for a, b in zip(prev[1], cur[1])]
 
-    def mean_rates(self, t0=None, t1=None):
+    def mean_rates(self, t0: float | None = None, t1: float | None = None) -> dict[str, float | None]:
         """Mean Mb/s per direction over the window."""
         win = [v for _, v in self.window(t0, t1)]
         out = {}
@@ -173,15 +181,15 @@ class LinkSampler(_Sampler):
             out[name] = sum(vals) / len(vals) if vals else None
         return out
 
-    def utilisation(self, t0=None, t1=None):
+    def utilisation(self, t0: float | None = None, t1: float | None = None) -> dict:
         rates = self.mean_rates(t0, t1)
         return {n: (None if r is None or not self.capacity[n] else r / self.capacity[n]) for n, r in rates.items()}
 
-    def timeline_rows(self):
+    def timeline_rows(self) -> list[list]:
         """CSV rows: time, then one Mb/s column per direction."""
         rows = [["unix_time"] + self.names]
         for t, vals in self.samples:
-            rows.append(["%.3f" % t] + ["" if v is None else "%.3f" % v for v in vals])
+            rows.append([f"{t:.3f}"] + ["" if v is None else f"{v:.3f}" for v in vals])
         return rows
 
 
@@ -195,7 +203,7 @@ class QueueSampler(_Sampler):
     et al. (CoNEXT 2012) check to tell an emulator's shortfall from the
     traffic's own (Net.expect_saturated, Net.check_line_rate)."""
 
-    def __init__(self, devs, period=0.5):
+    def __init__(self, devs: list, period: float = 0.5) -> None:
         """devs: {link direction "A>B": the interface whose egress shapes
         it, a name in this namespace or (pid, name) in the namespace of
         process pid}."""
@@ -207,7 +215,7 @@ class QueueSampler(_Sampler):
             self._by_ns.setdefault(pid, set()).add(name)
         self._readers = {}
 
-    def read(self):
+    def read(self) -> tuple:
         t = time.time()
         out = {}
         for pid, names in self._by_ns.items():
@@ -222,14 +230,14 @@ class QueueSampler(_Sampler):
                     out[name if pid is None else (pid, name)] = qs[name][1:]
         return t, out
 
-    def stop(self):
+    def stop(self) -> None:
         super().stop()
         for r in self._readers.values():
             r.close()
         self._readers = {}
 
     @staticmethod
-    def diff(prev, cur):
+    def diff(prev: tuple, cur: tuple) -> tuple:
         """(seconds, {dev: (bytes sent in the period, bytes queued at its start)})."""
         dt = cur[0] - prev[0]
         out = {}
@@ -239,7 +247,7 @@ class QueueSampler(_Sampler):
                 out[dev] = (b1 - b0, q0)
         return dt, out
 
-    def busy(self, direction, mbps, t0, t1):
+    def busy(self, direction: str, mbps: float, t0: float, t1: float) -> tuple:
         """Over the periods in [t0, t1] that began with at least a period's
         worth of data queued: (their seconds, the rate they carried over
         mbps), or (0, None)."""
@@ -254,15 +262,15 @@ class QueueSampler(_Sampler):
                 sent += v[0]
         return round(secs, 2), (round(sent * 8 / (secs * mbps * 1e6), 4) if secs else None)
 
-    def timeline_rows(self):
+    def timeline_rows(self) -> list[list]:
         """CSV rows: end of each period, then per direction the Mb/s sent
         in it and the bytes queued at its start."""
         dirs = sorted(self.devs)
-        rows = [["unix_time"] + ["%s %s" % (d, k) for d in dirs for k in ("mbps", "queued_bytes")]]
+        rows = [["unix_time"] + [f"{d} {k}" for d in dirs for k in ("mbps", "queued_bytes")]]
         for t, (dt, vals) in self.samples:
-            row = ["%.3f" % t]
+            row = [f"{t:.3f}"]
             for d in dirs:
                 v = vals.get(self.devs[d])
-                row += ["", ""] if v is None or dt <= 0 else ["%.3f" % (v[0] * 8 / dt / 1e6), str(v[1])]
+                row += ["", ""] if v is None or dt <= 0 else [f"{v[0] * 8 / dt / 1e6:.3f}", str(v[1])]
             rows.append(row)
         return rows

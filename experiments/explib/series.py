@@ -1,15 +1,22 @@
 """Throughput series from the link sampler (net.links: per-direction Mb/s
 samples, names "A>B"), and the small reductions the experiments apply to
 them."""
+from __future__ import annotations
 
 
-def rx_series(net, dst, t0):
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .experiment import Net
+
+
+def rx_series(net: Net, dst: str, t0: float) -> list:
     """[(t, Mb/s)] into dst, summed over its links, from the link sampler."""
     dirs = [i for i, n in enumerate(net.links.names) if n.endswith(">" + dst)]
     return [(t - t0, sum(v[i] or 0 for i in dirs)) for t, v in net.links.samples]
 
 
-def into_servers(net, t0, names=None):
+def into_servers(net: Net, t0: float, names: list[str] | None = None) -> list:
     """[(t, Mb/s)] received by the servers (all, or `names`), from the link counters."""
     w = net.tb.wiring
     want = set(names) if names else None
@@ -18,17 +25,17 @@ def into_servers(net, t0, names=None):
     return [(t - t0, sum(v[i] or 0 for i in idx)) for t, v in net.links.samples]
 
 
-def mean_between(series, a, b):
+def mean_between(series: list[tuple[float, float]], a: float, b: float) -> float | None:
     """The mean of the samples with a <= t <= b, or None when there are none."""
     vals = [v for t, v in series if a <= t <= b]
     return sum(vals) / len(vals) if vals else None
 
 
-def steady(dur):
+def steady(dur: float) -> tuple:
     """The steady part of a transfer of dur seconds: 2 s after its start to
     1 s before its end (proportionally less for very short runs)."""
     return min(2.0, 0.2 * dur), dur - min(1.0, 0.1 * dur)
 
 
-def r2(x):
+def r2(x: float | None) -> float | None:
     return None if x is None else round(x, 2)

@@ -13,18 +13,29 @@ every agent's memory, and agent crashes recorded.
   Phase      one network: traffic, failures, crash watch, RSS samples,
              progress; its counters and verdict inputs
 """
+from __future__ import annotations
+
+import argparse
 import collections
 import json
 import math
 import os
 import queue
+import random
 import signal
 import subprocess
 import threading
 import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from . import agentctl, tcpstats
 from .experiment import ExperimentError
+
+if TYPE_CHECKING:
+    from orchestrator.testbed import Testbed
+    from orchestrator.topology import Wiring
+    from .experiment import Experiment, Net
 
 PEER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "soakpeer.py")
 PYTHON = "/usr/bin/python3"
@@ -34,7 +45,7 @@ RTO_GRACE_S = 2.0   # after a sender's pending retransmission, the time its data
 KINDS = ("link", "switch", "server", "agent_kill")
 
 
-def parse_duration(s):
+def parse_duration(s: str) -> float:
     """Seconds from "1900", "1900s", "30m", "1h" or "1h30m"; ValueError otherwise."""
     s = str(s).strip().lower()
     if not s:
@@ -50,9 +61,9 @@ def parse_duration(s):
                 v += float(num) * {"h": 3600, "m": 60, "s": 1}[ch]
                 num = ""
             else:
-                raise ValueError("bad duration %r (seconds, or like 30m, 1h)" % s)
+                raise ValueError(f"bad duration {s!r} (seconds, or like 30m, 1h)")
         if num:
-            raise ValueError("bad duration %r (seconds, or like 30m, 1h)" % s)
+            raise ValueError(f"bad duration {s!r} (seconds, or like 30m, 1h)")
     if v <= 0:
         raise ValueError("duration must be positive")
     return v
@@ -63,7 +74,7 @@ class Peers:
     """One soakpeer.py per server of the testbed, started in its namespace
     (tracked by the testbed, so its teardown ends them by PID too)."""
 
-    def __init__(self, tb, port=PEER_PORT):
+    def __init__(self, tb: Testbed, port: int = PEER_PORT) -> None:
         self.tb, self.port = tb, port
         self.procs = {}
         self.q = queue.Queue()
@@ -86,24 +97,24 @@ class Peers:
                 pass
         self.q.put((name, {"ev": "exit"}))
 
-    def wait_ready(self, timeout=15):
+    def wait_ready(self, timeout: float = 15) -> None:
         ready, deadline, held = set(), time.time() + timeout, []
         while len(ready) < len(self.procs):
             try:
                 name, ev = self.q.get(timeout=max(0.05, deadline - time.time()))
             except queue.Empty:
-                raise ExperimentError("traffic peers not ready after %.0f s: %s" % (
-                    timeout, ", ".join(sorted(set(self.procs) - ready)))) from None
+                missing = ", ".join(sorted(set(self.procs) - ready))
+                raise ExperimentError(f"traffic peers not ready after {timeout:.0f} s: {missing}") from None
             if ev.get("ev") == "ready":
                 ready.add(name)
             elif ev.get("ev") == "exit":
-                raise ExperimentError("traffic peer in %s exited at start" % name)
+                raise ExperimentError(f"traffic peer in {name} exited at start")
             else:
                 held.append((name, ev))
         for x in held:
             self.q.put(x)
 
-    def cmd(self, name, line):
+    def cmd(self, name: str, line: str) -> bool:
         p = self.procs.get(name)
         if p is None or p.poll() is not None:
             return False
@@ -114,7 +125,7 @@ class Peers:
         except OSError:
             return False
 
-    def events(self):
+    def events(self) -> list:
         out = []
         while True:
             try:
@@ -122,7 +133,7 @@ class Peers:
             except queue.Empty:
                 return out
 
-    def stop(self):
+    def stop(self) -> None:
         for name in self.procs:
             self.cmd(name, "quit")
         for name, p in self.procs.items():
@@ -147,7 +158,7 @@ class Oracle:
     servers and switches; a failed server or switch is removed, a failed
     link is removed."""
 
-    def __init__(self, wiring):
+    def __init__(self, wiring: Wiring) -> None:
         self.w = wiring
         self.adj = collections.defaultdict(list)
         for l in wiring.links:
@@ -159,7 +170,8 @@ class Oracle:
         self.history = [(0.0, frozenset(), frozenset())]   # (from unix time, down links, down nodes)
         self._memo = {}
 
-    def set_down(self, t, link=None, node=None, down=True):
+    def set_down(self, t: float, link: tuple[str, str] | None = None, node: str | None = None,
+                 down: bool = True) -> None:
         if link is not None:
             (self.links.add if down else self.links.discard)(frozenset(link))
         if node is not None:
@@ -186,10 +198,10 @@ class Oracle:
         self._memo[key] = ok
         return ok
 
-    def connected_now(self, src, dst):
+    def connected_now(self, src: str, dst: str) -> bool:
         return self._connected(frozenset(self.links), frozenset(self.nodes), src, dst)
 
-    def no_path_seconds(self, src, dst, t0, t1):
+    def no_path_seconds(self, src: str, dst: str, t0: float, t1: float) -> float:
         """Seconds of [t0, t1] during which src and dst had no path (for an
         instant, t0 == t1: a tiny positive number when there was none)."""
         h = self.history
@@ -206,7 +218,7 @@ class Oracle:
 
 
 # --------------------------------------------------------------- injector
-def apply_failure(tb, kind, target, down):
+def apply_failure(tb: Testbed, kind: str, target: str | tuple[str, str], down: bool) -> None:
     """One failure of KINDS put in force (down) or lifted on the testbed:
     target is a (server, switch) pair for a link, else a node's name."""
     if kind == "link":
@@ -229,7 +241,7 @@ def apply_failure(tb, kind, target, down):
             tb.state.save()
             tb.event("agent_restart", target)
     else:
-        raise ValueError("unknown failure kind %r" % kind)
+        raise ValueError(f"unknown failure kind {kind!r}")
 
 
 class Injector:
@@ -246,7 +258,9 @@ class Injector:
     Servers fail only among `churn` servers (chosen by the seed), so the
     other agents run the whole phase and their memory can be judged."""
 
-    def __init__(self, ex, tb, oracle, rnd, churn, mean_gap, down_min, down_max, max_down, weights, log):
+    def __init__(self, ex: Experiment, tb: Testbed, oracle: Oracle, rnd: random.Random, churn: list[str],
+                 mean_gap: float, down_min: float, down_max: float, max_down: int, weights: dict[str, float],
+                 log: Callable[[str], None]) -> None:
         self.ex, self.tb, self.oracle, self.rnd = ex, tb, oracle, rnd
         self.churn = list(churn)
         self.mean_gap, self.down_min, self.down_max, self.max_down = mean_gap, down_min, down_max, max_down
@@ -260,7 +274,7 @@ class Injector:
         self._pending_ready = {}
         self.next_at = None
 
-    def start(self, now):
+    def start(self, now: float) -> None:
         self.next_at = now + self.rnd.expovariate(1.0 / self.mean_gap)
 
     def _busy(self):
@@ -307,7 +321,7 @@ class Injector:
         self.events.append({"t": now, "action": "down" if down else "up", "kind": kind,
                             "target": "-".join(target) if isinstance(target, tuple) else target})
 
-    def tick(self, now, allow_new=True):
+    def tick(self, now: float, allow_new: bool = True) -> None:
         for f in [f for f in self.active if f["t_up_due"] <= now]:
             self._apply(f["kind"], f["target"], False)
             self.active.remove(f)
@@ -327,12 +341,12 @@ class Injector:
                     self.active.append({"kind": kind, "target": target, "t_down": now, "t_up_due": now + dur})
                     self.injected[kind] += 1
 
-    def restore_all(self):
+    def restore_all(self) -> None:
         for f in list(self.active):
             self._apply(f["kind"], f["target"], False)
             self.active.remove(f)
 
-    def describe_active(self):
+    def describe_active(self) -> str:
         return ", ".join("%s %s" % (f["kind"], "-".join(f["target"]) if isinstance(f["target"], tuple)
                                     else f["target"]) for f in self.active) or "none"
 
@@ -345,7 +359,7 @@ def _proc_mem(pid):
     touched for the first time."""
     vals = {}
     try:
-        with open("/proc/%d/status" % pid) as f:
+        with open(f"/proc/{pid:d}/status") as f:
             for line in f:
                 k = line.split(":")[0]
                 if k in ("VmRSS", "VmData", "VmSize"):
@@ -376,7 +390,8 @@ class Phase:
     SHORT = (16 << 10, 1 << 20)     # bytes, log-uniform: 3 connections in 4
     MEDIUM = (1 << 20, 16 << 20)    # and 1 in 4 (up to --max-size)
 
-    def __init__(self, ex, net, label, a, rnd, self_check=None):
+    def __init__(self, ex: Experiment, net: Net, label: str, a: argparse.Namespace, rnd: random.Random,
+                 self_check: str | None = None) -> None:
         self.ex, self.net, self.tb, self.label, self.a, self.rnd = ex, net, net.tb, label, a, rnd
         self.w = self.tb.wiring
         self.servers = [s["name"] for s in self.w.server_list]
@@ -424,7 +439,7 @@ class Phase:
             self.conns[cid] = c
             self.active.add(cid)
             busy.add((src, dst))
-            if not self.peers.cmd(src, "send %d %s %d %d" % (cid, self.w.ip_of(dst), PEER_PORT, n)):
+            if not self.peers.cmd(src, f"send {cid:d} {self.w.ip_of(dst)} {PEER_PORT:d} {int(n)}"):
                 self._lose(c, now, "sender peer gone")
 
     def _lose(self, c, now, reason):
@@ -437,11 +452,10 @@ class Phase:
         c["no_path_s"] = round(nop, 3)
         c["path_remained"] = nop == 0
         self.active.discard(c["id"])
-        self.peers.cmd(c["src"], "abort %d" % c["id"])
-        self.peers.cmd(c["dst"], "abort %d" % c["id"])
-        self.ex.log("  %s: connection %d %s>%s lost (%s; %s)" % (
-            self.label, c["id"], c["src"], c["dst"], reason,
-            "a path remained" if c["path_remained"] else "no path for %.3f s of its stall" % nop))
+        self.peers.cmd(c["src"], f'abort {c["id"]:d}')
+        self.peers.cmd(c["dst"], f'abort {c["id"]:d}')
+        path = "a path remained" if c["path_remained"] else f"no path for {nop:.3f} s of its stall"
+        self.ex.log(f'  {self.label}: connection {c["id"]:d} {c["src"]}>{c["dst"]} lost ({reason}; {path})')
 
     def _handle(self, name, ev, now):
         kind = ev.get("ev")
@@ -460,7 +474,7 @@ class Phase:
             return
         if kind == "exit":
             if not self._stopping:
-                raise ExperimentError("%s: the traffic peer in %s exited" % (self.label, name))
+                raise ExperimentError(f"{self.label}: the traffic peer in {name} exited")
             return
         c = self.conns.get(ev.get("id"))
         if c is None:
@@ -494,7 +508,7 @@ class Phase:
             elif now < self._rto_grace_until(c, now):
                 continue
             else:
-                self._lose(c, now, "no data for %.0f s" % self.a.stall_limit)
+                self._lose(c, now, f"no data for {self.a.stall_limit:.0f} s")
 
     def _rto_grace_until(self, c, now):
         """A stall is judged once the sender has retransmitted into it. A
@@ -509,14 +523,14 @@ class Phase:
         c["grace_stall"], c["grace_until"] = c["t_last"], now
         if c.get("sport") is None or c["src"] not in self.tb.agents:
             return now
-        rc, out, _ = self.tb.run_in(c["src"], ["ss", "-tnoH", "sport", "=", ":%d" % c["sport"]], timeout=5)
+        rc, out, _ = self.tb.run_in(c["src"], ["ss", "-tnoH", "sport", "=", f':{c["sport"]:d}'], timeout=5)
         left = tcpstats.retransmit_timer_s(out) if rc == 0 else None
         if left is not None and left <= self.a.stall_limit:
             c["grace_until"] = now + left + RTO_GRACE_S
             c["rto_grace_s"] = round(left + RTO_GRACE_S, 3)
-            self.ex.log("  %s: connection %d %s>%s: no data for %.0f s, its sender retransmits in %.1f s; "
-                        "judged %.0f s after that" % (self.label, c["id"], c["src"], c["dst"], self.a.stall_limit,
-                                                      left, RTO_GRACE_S))
+            self.ex.log(f'  {self.label}: connection {c["id"]:d} {c["src"]}>{c["dst"]}: no data for '
+                        f'{self.a.stall_limit:.0f} s, its sender retransmits in {left:.1f} s; '
+                        f"judged {RTO_GRACE_S:.0f} s after that")
         return c["grace_until"]
 
     def _snapshot(self, c, now):
@@ -562,7 +576,7 @@ class Phase:
             if not r:
                 return None
             return ["%s-%s %s" % (e["a"], e["b"], "local" if e["kind"] == "local"
-                                  else "%.1f s" % (e["expires_in_ms"] / 1000.0))
+                                  else f'{e["expires_in_ms"] / 1000.0:.1f} s')
                     for e in r.get("failures", [])]
         self.snapshots.append({"conn": c["id"], "src": c["src"], "dst": c["dst"], "sport": sport,
                                "t_s": round(now - self.t0, 3), "stall_from_s": round(c["t_last"] - self.t0, 3),
@@ -581,12 +595,11 @@ class Phase:
                 continue
             tail = _log_tail(name)
             self.crashes.append({"t": now, "agent": name, "pid": p.pid, "status": p.returncode, "log_tail": tail})
-            self.ex.log("  %s: AGENT CRASH %s (pid %d, status %s): %s" % (self.label, name, p.pid, p.returncode,
-                                                                         tail[-200:]))
+            self.ex.log(f"  {self.label}: AGENT CRASH {name} (pid {p.pid:d}, status {p.returncode}): {tail[-200:]}")
             self.tb.agents.pop(name, None)
             self.tb.state.drop_proc(p.pid)
             if sum(1 for c in self.crashes if c["agent"] == name) > 5:
-                raise ExperimentError("%s: the agent of %s crashed 6 times: %s" % (self.label, name, tail[-300:]))
+                raise ExperimentError(f"{self.label}: the agent of {name} crashed 6 times: {tail[-300:]}")
             self.tb.start_agent(name)     # keep the soak going; the crash stays counted
             self.tb.state.save()
 
@@ -607,20 +620,20 @@ class Phase:
         self._sc_done = True
         victim = next(s for s in self.servers if s not in self.injector.churn)
         if self.self_check == "crash":
-            self.ex.log("  self-check: SIGKILL of %s's agent outside the schedule" % victim)
+            self.ex.log(f"  self-check: SIGKILL of {victim}'s agent outside the schedule")
             os.kill(self.tb.agents[victim].pid, signal.SIGKILL)
         elif self.self_check == "blackhole":
             # an 8 bit/s HTB class with a one-packet queue on the server's TUN: what it sends is dropped
             # (netem is not in every kernel; HTB is, since the testbed shapes links with it)
-            self.ex.log("  self-check: what %s sends into dcn0 dropped (8 bit/s HTB) for %.0f s, its links up" % (
-                victim, 2 * self.a.stall_limit + 5))
+            self.ex.log(f"  self-check: what {victim} sends into dcn0 dropped (8 bit/s HTB) "
+                        f"for {2 * self.a.stall_limit + 5:.0f} s, its links up")
             for cmd in (["qdisc", "add", "dev", "dcn0", "root", "handle", "1:", "htb", "default", "10"],
                         ["class", "add", "dev", "dcn0", "parent", "1:", "classid", "1:10", "htb", "rate", "8bit",
                          "ceil", "8bit", "burst", "1", "cburst", "1"],
                         ["qdisc", "add", "dev", "dcn0", "parent", "1:10", "handle", "10:", "pfifo", "limit", "1"]):
                 rc, _, err = self.tb.run_in(victim, ["tc"] + cmd)
                 if rc != 0:
-                    raise ExperimentError("self-check: tc %s in %s: %s" % (" ".join(cmd), victim, err.strip()))
+                    raise ExperimentError(f'self-check: tc {" ".join(cmd)} in {victim}: {err.strip()}')
             # longer than the stall limit and a sender's retransmission grace (_rto_grace_until)
             self._blackhole = (victim, now + 2 * self.a.stall_limit + 5)
 
@@ -631,7 +644,7 @@ class Phase:
             self._blackhole = None
 
     # ---------------------------------------------------------------- run
-    def progress(self, now):
+    def progress(self, now: float) -> None:
         done = sum(1 for c in self.conns.values() if c["outcome"] == "completed")
         lost = [c for c in self.conns.values() if c["outcome"] == "lost"]
         cpu = self.net.cpu.stats(now - 10, now)
@@ -642,16 +655,17 @@ class Phase:
             if g[-1][0] > old[0]:
                 rate = (g[-1][1] - old[1]) * 8 / (g[-1][0] - old[0]) / 1e6
         rss = [kb for t, _, _, kb in self.rss if t >= now - 6]
-        self.ex.log("%s %4.0f/%.0f s: connections %d started, %d completed, %d active, %d lost (%d with a path); "
-                    "failures %d (down now: %s); crashes %d; goodput %s Mb/s; CPU %s %%; agent RSS %s kB" % (
-                        self.label, now - self.t0, self.a.phase_seconds, len(self.conns), done, len(self.active),
-                        len(lost), sum(1 for c in lost if c["path_remained"]), sum(self.injector.injected.values()),
-                        self.injector.describe_active(), len(self.crashes),
-                        "-" if rate is None else "%.1f" % rate,
-                        "-" if cpu["mean"] is None else "%.0f" % (100 * cpu["mean"]),
-                        "%d-%d" % (min(rss), max(rss)) if rss else "-"))
+        with_path = sum(1 for c in lost if c["path_remained"])
+        goodput = "-" if rate is None else f"{rate:.1f}"
+        cpu_pct = "-" if cpu["mean"] is None else f'{100 * cpu["mean"]:.0f}'
+        rss_kb = f"{min(rss):d}-{max(rss):d}" if rss else "-"
+        self.ex.log(f"{self.label} {now - self.t0:4.0f}/{self.a.phase_seconds:.0f} s: connections {len(self.conns)} "
+                    f"started, {done:d} completed, {len(self.active)} active, {len(lost)} lost ({with_path:d} with a "
+                    f"path); failures {sum(self.injector.injected.values()):d} (down now: "
+                    f"{self.injector.describe_active()}); crashes {len(self.crashes)}; goodput {goodput} Mb/s; "
+                    f"CPU {cpu_pct} %; agent RSS {rss_kb} kB")
 
-    def run(self):
+    def run(self) -> None:
         a = self.a
         self._stopping = False
         self.peers = Peers(self.tb)
@@ -675,8 +689,9 @@ class Phase:
                     self.injector.restore_all()
                     self._self_check_end(now, force=True)
                     drain_end = now + 2 * a.stall_limit + 5   # a stall, then a retransmission's grace
-                    self.ex.log("%s: traffic and failures stopped at %.0f s; every failure restored; draining %d "
-                                "connections" % (self.label, now - self.t0, len(self.active)))
+                    self.ex.log(f"{self.label}: traffic and failures stopped at {now - self.t0:.0f} s; every failure "
+                                f"restored; draining {len(self.active)} "
+                                "connections")
                 self._self_check_end(now)
                 self.injector.tick(now, allow_new=sending)
                 self._check_agents(now)
@@ -708,7 +723,7 @@ class Phase:
             self.peers.stop()
 
     # ------------------------------------------------------------- results
-    def stalls(self):
+    def stalls(self) -> list:
         """Every stall (receiver gaps of completed or failed connections, and
         the final stall of lost ones) with whether a path remained."""
         out = []
@@ -722,14 +737,16 @@ class Phase:
                             "path_remained": nop == 0, "no_path_s": round(nop, 3)})
         return out
 
-    def memory_windows(self, warm=0.10, warm_min_s=120.0, base=0.10, last=0.10):
+    def memory_windows(self, warm: float = 0.10, warm_min_s: float = 120.0, base: float = 0.10,
+                       last: float = 0.10) -> tuple:
         """(start, end of the window after the warm-up, start of the last
         window), seconds into the phase (see memory())."""
         D = self.t1 - self.t0
         b0 = max(warm * D, warm_min_s)
         return b0, b0 + base * D, D - last * D
 
-    def memory(self, warm=0.10, warm_min_s=120.0, base=0.10, last=0.10, limit=0.05):
+    def memory(self, warm: float = 0.10, warm_min_s: float = 120.0, base: float = 0.10, last: float = 0.10,
+               limit: float = 0.05) -> tuple:
         """Memory flatness of every agent process that ran the whole phase:
         growth = max RSS over the last `last` of the phase / max RSS over the
         `base` of it that follows the warm-up - 1. The warm-up is `warm` of
@@ -740,8 +757,8 @@ class Phase:
         T, D = self.t0, self.t1 - self.t0
         b0, b1, e0 = [T + x for x in self.memory_windows(warm, warm_min_s, base, last)]
         if b1 > e0:
-            return [], "phase of %.0f s too short: the warm-up (%.0f s) and the two windows (%.0f %% each) do " \
-                       "not fit" % (D, b0 - T, 100 * base)
+            return [], (f"phase of {D:.0f} s too short: the warm-up ({b0 - T:.0f} s) and the two windows "
+                        f"({100 * base:.0f} % each) do not fit")
         by_pid = collections.defaultdict(list)
         for (t, name, pid, kb), (data, size) in zip(self.rss, self.vm):
             by_pid[(name, pid)].append((t, kb, data, size))

@@ -24,6 +24,8 @@ b"K" once it has the whole payload, and only then does the sender count the
 connection as done. gaps: every interval of more than GAP_S seconds between
 two reads with data (or between the sender's start and the first data), as
 [start, end] pairs; the soak's longest stall comes from them."""
+from __future__ import annotations
+
 import argparse
 import errno
 import json
@@ -41,13 +43,13 @@ CHUNK = 65536
 PAYLOAD = memoryview(bytes(CHUNK))
 
 
-def emit(obj):
+def emit(obj: dict) -> None:
     sys.stdout.write(json.dumps(obj, separators=(",", ":")) + "\n")
     sys.stdout.flush()
 
 
 class Tx:
-    def __init__(self, cid, ip, port, nbytes, bind_ip):
+    def __init__(self, cid: int, ip: str, port: int, nbytes: int, bind_ip: str) -> None:
         self.id, self.total = cid, nbytes
         self.sent = 0
         self.t_start = time.time()
@@ -63,7 +65,7 @@ class Tx:
 
 
 class Rx:
-    def __init__(self, sock):
+    def __init__(self, sock: socket.socket) -> None:
         self.sock = sock
         self.buf = b""
         self.id = None
@@ -73,7 +75,7 @@ class Rx:
         self.gaps = []
 
 
-def main():
+def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--bind", required=True)
     ap.add_argument("--port", type=int, required=True)
@@ -161,7 +163,7 @@ def main():
                 if n == 0:
                     if r.id is not None and r.got < r.total:
                         emit({"ev": "rx_err", "id": r.id, "bytes": r.got, "t_last": r.t_last, "gaps": r.gaps,
-                              "err": "EOF after %d of %d bytes" % (r.got, r.total)})
+                              "err": f"EOF after {r.got:d} of {r.total:d} bytes"})
                     close_rx(r)
                     continue
                 data = recvbuf[:n]

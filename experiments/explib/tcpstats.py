@@ -3,6 +3,8 @@ measurement: the kernel's TCP counters of every server's namespace (read
 from /proc/PID/net/{snmp,netstat}, no process per host), summed over a
 pattern, and `ss -tin` snapshots of the live connections (RTO, RTT, cwnd,
 retransmissions) taken every few seconds."""
+from __future__ import annotations
+
 import re
 import subprocess
 import threading
@@ -14,12 +16,12 @@ COUNTERS = ("RetransSegs", "OutSegs", "InSegs", "TCPTimeouts", "TCPSpuriousRTOs"
             "TCPRenoRecovery", "DelayedACKs", "TCPSynRetrans", "TCPAbortOnTimeout", "ListenDrops")
 
 
-def read_counters(pid):
+def read_counters(pid: int) -> dict:
     """{counter: value} of the namespace of process pid (Tcp: and TcpExt:)."""
     out = {}
     for name in ("snmp", "netstat"):
         try:
-            with open("/proc/%d/net/%s" % (pid, name)) as f:
+            with open(f"/proc/{pid:d}/net/{name}") as f:
                 lines = f.read().splitlines()
         except OSError:
             continue
@@ -37,14 +39,14 @@ def read_counters(pid):
 class TcpCounters:
     """Snapshots of every host's counters; diff() sums what changed."""
 
-    def __init__(self, pids):
+    def __init__(self, pids: list[int]) -> None:
         self.pids = dict(pids)  # host name -> pid
 
-    def snapshot(self):
+    def snapshot(self) -> dict:
         return {h: read_counters(p) for h, p in self.pids.items()}
 
     @staticmethod
-    def diff(before, after):
+    def diff(before: dict, after: dict) -> dict:
         total = {k: 0 for k in COUNTERS}
         for h, cur in after.items():
             prev = before.get(h, {})
@@ -60,7 +62,7 @@ _SS_FIELD = re.compile(r"\b(rto|rtt|cwnd|ssthresh|retrans|bytes_retrans|bytes_ac
                        r":([0-9./]+)")
 
 
-def parse_ss(text):
+def parse_ss(text: str) -> list[dict]:
     """`ss -tinH` output -> [{"local", "peer", "rto", "rtt", "cwnd", ...}]:
     each connection is a line with the addresses, then a line of fields."""
     conns, cur = [], None
@@ -94,7 +96,7 @@ _SS_TIMER = re.compile(r"timer:\((\w+),([0-9a-z.]+),(\d+)\)")
 _SS_DURATION = re.compile(r"(?:(\d+)min)?(?:(\d+)(sec|\.))?(?:(\d+)ms)?")
 
 
-def ss_duration_s(text):
+def ss_duration_s(text: str) -> float | None:
     """A timer's time left as `ss -o` prints it, in seconds: "204ms",
     "8.932ms" (8.932 s: seconds, a dot, milliseconds), "12sec", "1min3sec";
     None if it is none of these."""
@@ -105,7 +107,7 @@ def ss_duration_s(text):
     return int(minutes or 0) * 60 + int(secs or 0) + int(ms or 0) / 1000.0
 
 
-def retransmit_timer_s(ss_text):
+def retransmit_timer_s(ss_text: str) -> float | None:
     """Seconds left on the retransmission timer (`timer:(on,...)`) of the
     first connection in `ss -tnoH` output; None when no such timer runs."""
     m = _SS_TIMER.search(ss_text)
@@ -123,18 +125,18 @@ class SsSampler(threading.Thread):
     FIELDS = ("local", "peer", "rto", "rtt", "cwnd", "ssthresh", "retrans_total", "bytes_retrans",
               "bytes_acked", "backoff", "unacked", "lost")
 
-    def __init__(self, pids, period=2.0):
+    def __init__(self, pids: list[int], period: float = 2.0) -> None:
         super().__init__(daemon=True)
         self.pids, self.period = dict(pids), period
         self._halt = threading.Event()
         self.rows = []
 
-    def stop(self):
+    def stop(self) -> None:
         self._halt.set()
         if self.is_alive():
             self.join(10)
 
-    def run(self):
+    def run(self) -> None:
         while not self._halt.wait(self.period):
             for host, pid in self.pids.items():
                 try:
@@ -146,10 +148,10 @@ class SsSampler(threading.Thread):
                 for c in parse_ss(r.stdout.decode(errors="replace")):
                     self.rows.append([round(t, 3), host] + [c.get(k, "") for k in self.FIELDS])
 
-    def csv_rows(self):
+    def csv_rows(self) -> list[list]:
         return [["unix_time", "host"] + list(self.FIELDS)] + self.rows
 
-    def summary(self):
+    def summary(self) -> dict:
         """Medians and maxima of RTO, RTT, cwnd and backoff over the snapshots."""
         def pick(i):
             vals = sorted(r[i] for r in self.rows if isinstance(r[i], (int, float)))
@@ -166,7 +168,7 @@ class SsSampler(threading.Thread):
         return out
 
 
-def qdisc_totals(pids):
+def qdisc_totals(pids: list[int]) -> dict:
     """Drops, overlimits and packets sent by every qdisc on the box: the
     root namespace's (switch ports) and each given host's, from one
     rtnetlink dump per namespace (nlqdisc.py). {"switch_ports": {...},
@@ -191,5 +193,5 @@ def qdisc_totals(pids):
     return out
 
 
-def diff_qdisc(before, after):
+def diff_qdisc(before: dict, after: dict) -> dict:
     return {side: {k: after[side][k] - before[side][k] for k in after[side]} for side in after}

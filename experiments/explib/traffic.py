@@ -1,12 +1,20 @@
 """Traffic: iperf3 TCP flows with JSON results, started together and waited
 for with progress, and dcn-relay transfers (pipelined trees of servers)."""
+from __future__ import annotations
+
 import json
 import subprocess
 import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from orchestrator import state
 
 from .experiment import ExperimentError
+
+if TYPE_CHECKING:
+    from orchestrator.testbed import Testbed
+    from .experiment import Experiment, Net
 
 
 class Flow:
@@ -14,11 +22,12 @@ class Flow:
     cport: the data connection's client port (iperf3 --cport), so that its
     path can be told from the control connection's while it runs."""
 
-    def __init__(self, src, dst, nbytes=None, seconds=None, label=None, cport=None):
+    def __init__(self, src: str, dst: str, nbytes: int | None = None, seconds: float | None = None,
+                 label: str | None = None, cport: int | None = None) -> None:
         if (nbytes is None) == (seconds is None):
             raise ValueError("a flow has a size or a duration")
         self.src, self.dst, self.nbytes, self.seconds = src, dst, nbytes, seconds
-        self.label = label or "%s>%s" % (src, dst)
+        self.label = label or f"{src}>{dst}"
         self.cport = cport
         self.port = None
         self.server = self.client = None
@@ -26,7 +35,7 @@ class Flow:
         self.error = None
         self.start_time = self.end_time = None
 
-    def summary(self):
+    def summary(self) -> dict:
         out = {"label": self.label, "src": self.src, "dst": self.dst, "port": self.port,
                "requested_bytes": self.nbytes, "requested_seconds": self.seconds, "error": self.error}
         r = self.result or {}
@@ -50,7 +59,8 @@ class Flow:
         return out
 
 
-def run_flows(ex, tb, flows, port_base=5201, timeout=None, progress_every=5.0, on_tick=None):
+def run_flows(ex: Experiment, tb: Testbed, flows: list, port_base: int = 5201, timeout: float | None = None,
+              progress_every: float = 5.0, on_tick: Callable[[float], None] | None = None) -> list[Flow]:
     """Starts one iperf3 server per flow (a port each), then every client at
     once; waits until all end, printing progress; returns the flows with
     their results. on_tick(elapsed_s) runs about every 0.2 s while waiting
@@ -61,12 +71,12 @@ def run_flows(ex, tb, flows, port_base=5201, timeout=None, progress_every=5.0, o
         f.port = ports[f.dst]
         ip = tb.wiring.ip_of(f.dst)
         f.server = tb.spawn_in(f.dst, ["iperf3", "-s", "-1", "-B", ip, "-p", str(f.port)],
-                               "iperf3 -s in %s" % f.dst, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                               f"iperf3 -s in {f.dst}", stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     time.sleep(0.5 + 0.005 * len(flows))
     for f in flows:
         if f.server.poll() is not None:
-            raise ExperimentError("iperf3 server in %s port %d exited: %s" % (
-                f.dst, f.port, f.server.stderr.read().decode(errors="replace")[:200]))
+            raise ExperimentError(f'iperf3 server in {f.dst} port {f.port:d} exited: '
+                                  f'{f.server.stderr.read().decode(errors="replace")[:200]}')
     t0 = time.time()
     for f in flows:
         cmd = ["iperf3", "-c", tb.wiring.ip_of(f.dst), "-p", str(f.port), "-J", "-i", "1",
@@ -75,7 +85,7 @@ def run_flows(ex, tb, flows, port_base=5201, timeout=None, progress_every=5.0, o
         if f.cport:
             cmd += ["--cport", str(f.cport)]
         f.start_time = time.time()
-        f.client = tb.spawn_in(f.src, cmd, "iperf3 -c in %s" % f.src, stdout=subprocess.PIPE,
+        f.client = tb.spawn_in(f.src, cmd, f"iperf3 -c in {f.src}", stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE)
     state.kill_point("flows")  # tests: SIGKILL with the traffic running
     pending = list(flows)
@@ -91,11 +101,11 @@ def run_flows(ex, tb, flows, port_base=5201, timeout=None, progress_every=5.0, o
             if on_tick:
                 on_tick(now - t0)
             if now - last >= progress_every and pending:
-                ex.log("  flows done %d/%d (%.0f s)" % (len(flows) - len(pending), len(flows), now - t0))
+                ex.log(f"  flows done {len(flows) - len(pending):d}/{len(flows)} ({now - t0:.0f} s)")
                 last = now
             if timeout and now - t0 > timeout:
                 for f in pending:
-                    f.error = "timeout after %.0f s" % timeout
+                    f.error = f"timeout after {timeout:.0f} s"
                     f.client.kill()
                     _collect(tb, f)
                 break
@@ -119,10 +129,10 @@ def _collect(tb, f):
         f.result = None
     if f.client.returncode != 0 or not f.result or "error" in f.result:
         f.error = (f.result or {}).get("error") or err.decode(errors="replace")[:200] or \
-            "iperf3 exited with %s" % f.client.returncode
+            f"iperf3 exited with {f.client.returncode}"
 
 
-def all_to_all_plan(names, nbytes):
+def all_to_all_plan(names: list[str], nbytes: int) -> RelayPlan:
     """Every server sends nbytes to every other one, one TCP connection each
     (dcn-relay: one sender process per server, one receiver per connection)."""
     plan = RelayPlan()
@@ -133,7 +143,7 @@ def all_to_all_plan(names, nbytes):
     return plan
 
 
-def completion(flows):
+def completion(flows: list) -> tuple:
     """(first start, last end, seconds) over the flows."""
     starts = [f.start_time for f in flows if f.start_time]
     ends = [f.end_time for f in flows if f.end_time]
@@ -149,7 +159,7 @@ class RelayPlan:
     `trees`), one TCP connection per server hop, so a stream crosses exactly
     the links its path names."""
 
-    def __init__(self, port_base=7000):
+    def __init__(self, port_base: int = 7000) -> None:
         self.inst = {}        # (node, port) -> {"forward": [(node, port)], "delivers": bytes or 0}
         self.sends = []       # (src, node, port, bytes)
         self.port_base = port_base
@@ -161,7 +171,8 @@ class RelayPlan:
         self.inst[(node, p)] = {"forward": [], "delivers": delivers, "expect": nbytes}
         return (node, p)
 
-    def chain(self, path, nbytes, deliver=True, parent=None):
+    def chain(self, path: list[str], nbytes: int, deliver: bool = True,
+              parent: tuple[str, int] | None = None) -> tuple[str, int] | None:
         """A stream of nbytes along path (server names, first = sender):
         relays at the inner servers, and an instance at the last one that
         counts as a delivery when deliver. parent: the instance (or the
@@ -178,7 +189,7 @@ class RelayPlan:
         return prev
 
 
-def all_to_all_point(ex, net, rate, seconds):
+def all_to_all_point(ex: Experiment, net: Net, rate: float, seconds: float) -> dict:
     """One all-to-all as a capacity point runs it (experiments/capacity,
     experiments/data-path-all-to-all): every server sends every other one
     a file sized for about `seconds` of traffic if the servers get 3/4 of
@@ -200,26 +211,27 @@ def all_to_all_point(ex, net, rate, seconds):
             "goodput_per_server_mbps": total / len(names), "cpu": net.cpu.stats(w0, w1), "window": (w0, w1)}
 
 
-def run_relays(ex, tb, plan, timeout=600, progress_every=10.0):
+def run_relays(ex: Experiment, tb: Testbed, plan: RelayPlan, timeout: float = 600,
+               progress_every: float = 10.0) -> tuple:
     """Starts every recv instance, then the senders; waits for all. Returns
     (per-instance results, per-node delivered bytes, t0, completion time)."""
     from orchestrator.topology import tool_path
     exe = tool_path(ex.a.build_dir, "dcn-relay")
     if not exe:
-        raise ExperimentError("dcn-relay not found in %s: run make build" % ex.a.build_dir)
+        raise ExperimentError(f"dcn-relay not found in {ex.a.build_dir}: run make build")
     ip = tb.wiring.ip_of
     procs = []
     for (node, port), spec in sorted(plan.inst.items()):
         cmd = [exe, "recv", "--listen", str(port), "--bind", ip(node), "--expect", str(spec["expect"]),
                "--json", "--timeout", "600"]
         for fn, fp in spec["forward"]:
-            cmd += ["--forward", "%s:%d" % (ip(fn), fp)]
+            cmd += ["--forward", f"{ip(fn)}:{fp:d}"]
         procs.append(((node, port), tb.spawn_in(node, cmd, "dcn-relay recv in " + node,
                                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)))
     time.sleep(0.5 + 0.01 * len(procs))
     senders = {}
     for src, node, port, nbytes in plan.sends:
-        senders.setdefault(src, []).append("%s:%d:%d" % (ip(node), port, nbytes))
+        senders.setdefault(src, []).append(f"{ip(node)}:{port:d}:{int(nbytes)}")
     t0 = time.time()
     for src, tos in senders.items():
         cmd = [exe, "send", "--json", "--timeout", "600"]
@@ -246,10 +258,11 @@ def run_relays(ex, tb, plan, timeout=600, progress_every=10.0):
                     pending.remove(item)
             if time.time() - t0 > timeout:
                 for key, p in pending:
-                    results[key] = {"exit": None, "stderr": "timeout after %.0f s" % timeout}
+                    results[key] = {"exit": None, "stderr": f"timeout after {timeout:.0f} s"}
                 break
             if time.time() - last >= progress_every and pending:
-                ex.log("  relay processes done %d/%d (%.0f s)" % (len(procs) - len(pending), len(procs), time.time() - t0))
+                ex.log(f"  relay processes done {len(procs) - len(pending):d}/{len(procs)} ({time.time() - t0:.0f} "
+                       "s)")
                 last = time.time()
             time.sleep(0.1)
     finally:
@@ -270,7 +283,7 @@ def run_relays(ex, tb, plan, timeout=600, progress_every=10.0):
     return results, delivered, t0, completion
 
 
-def connection_ends(res, t0):
+def connection_ends(res: dict, t0: float) -> dict | None:
     """When the connections' last bytes arrived (s after the start):
     median, 90th and 99th percentile and the last, so that a tail of a few
     stragglers in the completion time shows."""
@@ -282,12 +295,12 @@ def connection_ends(res, t0):
     return {"p50": at(0.5), "p90": at(0.9), "p99": at(0.99), "max": round(ends[-1], 2)}
 
 
-def topo_json(ex, *args):
+def topo_json(ex: Experiment, *args: str) -> dict:
     """`dcn-topo ARGS...` as parsed JSON: the library is the one source of
     the paths, trees and graphs the experiments lay traffic on."""
     from orchestrator.topology import tool_path
     exe = tool_path(ex.a.build_dir, "dcn-topo")
     r = subprocess.run([exe] + list(args), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     if r.returncode != 0:
-        raise ExperimentError("dcn-topo %s: %s" % (" ".join(args), r.stderr.strip()))
+        raise ExperimentError(f'dcn-topo {" ".join(args)}: {r.stderr.strip()}')
     return json.loads(r.stdout)

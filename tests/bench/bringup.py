@@ -29,9 +29,10 @@ from concurrent.futures import ThreadPoolExecutor
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, REPO)
 
-from orchestrator import calibrate, linkclass, ovs, smoke, state, testing  # noqa: E402
+from orchestrator import calibrate, linkclass, ovs, smoke, state  # noqa: E402
 from orchestrator.agents import DATA_PATHS, DEFAULT_DATA_PATH, data_path_args  # noqa: E402
 from orchestrator.testbed import Testbed, TestbedError  # noqa: E402
+from tests.support import testing  # noqa: E402
 
 # 1024: half of the 2048 container (servers keep 4 ports: the NHA carries a 2-bit out port)
 SIZES = {16: "bcube n=4 k=1", 64: "bcube n=4 k=2", 256: "bcube n=4 k=3", 1024: "bcube n=8 k=3 parts=2"}
@@ -354,7 +355,7 @@ def table(summary):
         for k in ("hosts", "links", "switches", "host_config", "agents_start", "agents_ready"):
             cells.append("%.1f" % ph[k] if k in ph else "")
         nd = r.get("neighbor_downs_at_up")
-        cells.append("%d (%d)" % (nd["events"], nd["agents"]) if nd else "")
+        cells.append(f"{nd['events']:d} ({nd['agents']:d})" if nd else "")
         cells.append("%.0f" % r["peak_mem_mib"] if "peak_mem_mib" in r else "")
         cells.append("%s / %s" % (ps.get("ok", ""), ps.get("pairs", "")) if ps else "")
         cells.append("%.1f" % ps["seconds"] if "seconds" in ps else "")

@@ -20,7 +20,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-from orchestrator import testing  # noqa: E402
+from tests.support import testing  # noqa: E402
 
 GOAL = 0.8
 

@@ -31,8 +31,9 @@ import time
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, REPO)
 
-from orchestrator import ovs, state, testing  # noqa: E402
+from orchestrator import ovs, state  # noqa: E402
 from orchestrator.testbed import Testbed, TestbedError  # noqa: E402
+from tests.support import testing  # noqa: E402
 from ovs_counters import SyscallCounter, coverage_totals  # noqa: E402  (tests/bench, this script's folder)
 
 SIZES = {16: "bcube n=4 k=1", 64: "bcube n=4 k=2", 256: "bcube n=4 k=3",

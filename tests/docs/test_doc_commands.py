@@ -31,13 +31,11 @@ import types
 
 import pytest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-import doc_commands as dc  # noqa: E402
+import doc_commands as dc
 
 REPO = dc.REPO
-sys.path.insert(0, REPO)
-from orchestrator import testing  # noqa: E402
+sys.path.insert(0, REPO)  # run as a script (main(): the coverage); pytest has it from pyproject.toml
+from tests.support import testing  # noqa: E402
 
 BUILD = testing.build_dir()
 TOOL_DIRS = ("agent/src/cli", "agent/src/agent", "agent/src/sim", "agent/src/tools", "agent/src/dump")
@@ -292,7 +290,7 @@ def make_target_checks(target, var, cmd):
         "test": ["cd build-test && DCN_TEST_NO_SKIP=1 ctest --output-on-failure", "tests/integration/run.sh build-test"],
         "simulations": ["for s in experiments/sim/fig_*.py", '/usr/bin/python3 "$s"'],
         "experiments": ['experiments/$e $EXPERIMENT_ARGS', "experiments/bcube-summary", "experiments/mdcube-summary",
-                        "report.write()"],
+                        "PYTHONPATH=experiments /usr/bin/python3 -m explib.report"],
         "soak": ["experiments/soak --duration {DURATION} --build-dir build {SOAK_ARGS}"],
         "bench": ['for b in build/tests/bench/bench_*', "for s in tests/bench/*.sh tests/bench/*.py"],
         "wireshark-plugin": ["install -m 644 tools/wireshark/dcn.lua"],
@@ -345,9 +343,8 @@ def run_make(cmd, tmp_path):
 
 
 def import_dcn_testbed():
-    sys.path.insert(0, os.path.join(REPO, "orchestrator"))
     try:
-        import dcn_testbed  # noqa: E402
+        from orchestrator import dcn_testbed
     except SystemExit:
         pytest.skip("orchestrator/dcn_testbed.py cannot be imported (Mininet missing: sudo make deps)")
     return dcn_testbed
@@ -437,6 +434,7 @@ def run_report(cmd, tmp_path):
                     ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(os.path.join(REPO, "orchestrator"), tmp_path / "orchestrator",
                     ignore=shutil.ignore_patterns("__pycache__"))
+    os.symlink(os.readlink(os.path.join(REPO, "experiments", "orchestrator")), tmp_path / "experiments" / "orchestrator")
     summaries = glob.glob(os.path.join(REPO, "results", "*", "summary.json"))
     for s in summaries + glob.glob(os.path.join(REPO, "results", "*", "*.png")):
         dst = tmp_path / os.path.relpath(s, REPO)
@@ -445,8 +443,8 @@ def run_report(cmd, tmp_path):
             shutil.copy(s, dst)
         else:
             dst.write_bytes(b"")
-    words, _ = words_of(cmd)
-    r = run(words, cwd=str(tmp_path))
+    words, env = words_of(cmd)
+    r = run(words, cwd=str(tmp_path), env=dict(os.environ, **env))
     readme = tmp_path / "results" / "README.md"
     assert r.returncode == 0 and r.stdout.strip() == str(readme), "%s: exit %d: %s %s" % (
         cmd.where, r.returncode, r.stdout, r.stderr[-600:])
@@ -537,7 +535,7 @@ RUNNERS = [
     ("script", lambda c: words_of(c)[0][:1] and words_of(c)[0][0].startswith(("experiments/", "orchestrator/")),
      run_script_options, "check",
      "its options in its --help"),
-    ("report", lambda c: "report.write()" in c.text, run_report, "run", "run in a copy (results/ untouched)"),
+    ("report", lambda c: "-m explib.report" in c.text, run_report, "run", "run in a copy (results/ untouched)"),
     ("flock", prog_is("flock"), run_flock, "run", "run on a lock file of its own"),
     ("ethtool", prog_is("ethtool"), run_port_name, "check", "the port name it shows (needs a testbed)"),
     ("bench", lambda c: "tests/bench/forwarding.sh" in c.text, run_bench_modes, "check",

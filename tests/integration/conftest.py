@@ -5,13 +5,10 @@ sanitized build (build-test). Their sanitizer reports go to the testbed's
 logs (RUN_DIR/logs/<server>.stderr), where no test would read them: a
 report written while a test ran fails that test, as the shell tests' own
 check does (agent_netns_lib.sh)."""
-import os
-import sys
 
 import pytest
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
-from orchestrator import testing  # noqa: E402
+from tests.support import testing
 
 
 @pytest.fixture(autouse=True)

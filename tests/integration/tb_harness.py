@@ -12,8 +12,7 @@ import time
 
 import pytest
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-from orchestrator import testing  # noqa: E402
+from tests.support import testing
 
 ENTRY = os.path.join(testing.REPO, "orchestrator", "dcn_testbed.py")
 HOLDING = "holding the testbed up"

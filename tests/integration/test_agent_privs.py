@@ -6,14 +6,13 @@ link failure is routed around and the link's return is taken up, and no
 agent had a call refused on the way.
 Root: a BCube_1 n=2 testbed on Linux bridges."""
 import os
-import sys
 import time
 
 import pytest
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-from orchestrator import smoke, testing  # noqa: E402
-from orchestrator.testbed import Testbed  # noqa: E402
+from orchestrator import smoke
+from orchestrator.testbed import Testbed
+from tests.support import testing
 
 BUILD = testing.build_dir()
 KEPT = (1 << 12) | (1 << 13) | (1 << 39)  # CAP_NET_ADMIN, CAP_NET_RAW, CAP_BPF

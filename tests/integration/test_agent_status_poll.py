@@ -8,15 +8,13 @@ Unix sockets in a temporary folder."""
 import json
 import os
 import socket
-import sys
 import tempfile
 import threading
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-from orchestrator.agents import Agents  # noqa: E402
-from orchestrator import errors  # noqa: E402
-from orchestrator.status_poll import StatusPoller  # noqa: E402
+from orchestrator.agents import Agents
+from orchestrator import errors
+from orchestrator.status_poll import StatusPoller
 
 
 class StandIn:

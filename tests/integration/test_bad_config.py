@@ -14,7 +14,7 @@ live listener) and a bridge name of the run that exists already.
 
 For each case: exit status != 0, no "Traceback" in the output, exactly one
 non-empty output line naming the program, and the machine-wide inventory
-(orchestrator/testing.py) unchanged; whatever the case put in place itself
+(tests/support/testing.py) unchanged; whatever the case put in place itself
 (a file at a socket path, a bridge) is still there. Root only; run under
 the machine-wide lock by tests/integration/run.sh (the commands are told so
 by DCN_NETNS_LOCKED=1)."""
@@ -23,14 +23,13 @@ import os
 import shutil
 import socket
 import subprocess
-import sys
 import tempfile
 
 import pytest
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-from orchestrator import state, testing  # noqa: E402
-from orchestrator.topology import tool_path  # noqa: E402
+from orchestrator import state
+from orchestrator.topology import tool_path
+from tests.support import testing
 
 BUILD = testing.build_dir()
 PY = "/usr/bin/python3"

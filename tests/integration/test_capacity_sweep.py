@@ -8,11 +8,9 @@ highest rate any switch kind passed."""
 import importlib.machinery
 import importlib.util
 import os
-import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPT = os.path.join(HERE, "..", "..", "experiments", "capacity")
-sys.path.insert(0, os.path.join(HERE, "..", "..", "experiments"))
 from explib import BringUpError  # noqa: E402
 
 

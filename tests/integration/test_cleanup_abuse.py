@@ -29,8 +29,8 @@ import sys
 
 import pytest
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-from orchestrator import ovs, state, testing  # noqa: E402
+from orchestrator import ovs, state
+from tests.support import testing
 
 BUILD = testing.build_dir()
 ENTRY = os.path.join(testing.REPO, "orchestrator", "dcn_testbed.py")

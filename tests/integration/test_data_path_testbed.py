@@ -13,9 +13,9 @@ import sys
 
 import pytest
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-from orchestrator import state, testing  # noqa: E402
-from tb_harness import start_held  # noqa: E402
+from orchestrator import state
+from tests.support import testing
+from tb_harness import start_held
 
 BUILD = testing.build_dir()
 TCX = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tcx_progs.py")

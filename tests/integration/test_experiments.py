@@ -5,12 +5,10 @@ short run mean nothing and are not checked; completed flows are."""
 import json
 import os
 import subprocess
-import sys
 
 import pytest
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
-from orchestrator import testing  # noqa: E402
+from tests.support import testing
 
 REPO = testing.REPO
 FIELDS = ["experiment", "valid", "measured", "baseline", "ratio_measured", "paper", "ratio_paper", "switch",

@@ -2,16 +2,12 @@
 netem, which this kernel does not have; small frames first; the tbf shaper
 (and, with root, a tbf-shaped tree carrying TCP at its rate)."""
 import os
-import sys
 
 import pytest
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "orchestrator"))
-import linkclass  # noqa: E402
-
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
-from orchestrator import smoke, testing  # noqa: E402
-from orchestrator.testbed import Testbed  # noqa: E402
+from orchestrator import linkclass, smoke
+from orchestrator.testbed import Testbed
+from tests.support import testing
 
 
 def test_queue_size_is_a_pfifo_under_the_shaper():

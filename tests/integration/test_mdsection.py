@@ -9,7 +9,6 @@ import sys
 import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "experiments"))
 from explib import mdsection  # noqa: E402
 
 TOOL = os.path.join(HERE, "..", "..", "experiments", "explib", "mdsection.py")

@@ -7,14 +7,11 @@ import json
 import os
 import struct
 import subprocess
-import sys
 import time
 
 import pytest
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "experiments"))
-from explib import nlqdisc  # noqa: E402
+from explib import nlqdisc
 
 # a veth whose egress is a token bucket of 8 kbit/s: the first frames go
 # out, the rest wait in its queue for minutes, so the counters stand still

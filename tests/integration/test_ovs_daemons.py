@@ -13,8 +13,8 @@ import sys
 
 import pytest
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-from orchestrator import ovs, state, testing  # noqa: E402
+from orchestrator import ovs, state
+from tests.support import testing
 
 ENTRY = os.path.join(testing.REPO, "orchestrator", "dcn_testbed.py")
 HAVE_OVS = subprocess.run(["sh", "-c", "command -v ovs-vsctl"], stdout=subprocess.DEVNULL).returncode == 0

@@ -11,13 +11,12 @@ never touched."""
 import json
 import os
 import subprocess
-import sys
 
 import pytest
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
-from orchestrator import ovs, state, testing  # noqa: E402
-from orchestrator.testbed import Testbed  # noqa: E402
+from orchestrator import ovs, state
+from orchestrator.testbed import Testbed
+from tests.support import testing
 
 # records its arguments; list-br prints the database's bridges, or fails
 FAKE_VSCTL = """#!/bin/sh

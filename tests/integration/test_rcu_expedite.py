@@ -10,9 +10,9 @@ import sys
 
 import pytest
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-from orchestrator import rcu, state, testing  # noqa: E402
-from orchestrator.agents import data_path_of  # noqa: E402
+from orchestrator import rcu, state
+from orchestrator.agents import data_path_of
+from tests.support import testing
 
 BUILD = testing.build_dir()
 ENTRY = os.path.join(testing.REPO, "orchestrator", "dcn_testbed.py")

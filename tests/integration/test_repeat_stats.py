@@ -3,12 +3,10 @@ on made-up input (no root needed): the mean's 95 % interval is Student's,
 invalid runs are counted and never averaged, the experiment is valid only
 with the runs it wanted, and `ss -tin` lines are read field by field."""
 import os
-import sys
 
 import pytest
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "experiments"))
-from explib import repeat, tcpstats  # noqa: E402
+from explib import repeat, tcpstats
 
 
 def test_interval_is_students_t():

@@ -1,11 +1,8 @@
 """The integration suite's check of the testbed's logs for sanitizer
-reports (conftest.py, orchestrator.testing.sanitizer_reports): only what
+reports (conftest.py, tests/support/testing.py, sanitizer_reports): only what
 was written after the mark counts. No root needed."""
-import os
-import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
-from orchestrator import testing  # noqa: E402
+from tests.support import testing
 
 ASAN = b"==12==ERROR: AddressSanitizer: heap-buffer-overflow on address 0x6020\n    #0 0x4 in eng_rx\n"
 LSAN = b"==12==ERROR: LeakSanitizer: detected memory leaks\n"

@@ -4,12 +4,9 @@ on made-up samples (no root needed): a link under its rate passes only when
 it sent at its rate through every period that began with a period's worth
 of data queued, for long enough; a link that held data and did not send it
 fails, as the emulator's shortfall."""
-import os
-import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "experiments"))
-from explib.experiment import Net  # noqa: E402
-from explib.samplers import QueueSampler  # noqa: E402
+from explib.experiment import Net
+from explib.samplers import QueueSampler
 
 MBPS = 10.0
 PERIOD = 0.5

@@ -7,14 +7,13 @@ and ping still goes through the other level; one direction silenced, only
 the side that stops hearing declares its neighbour down; unsilenced, the
 shaping is back as it was and both are up. Root: network namespaces."""
 import os
-import sys
 import time
 
 import pytest
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-from orchestrator import errors, smoke, testing  # noqa: E402
-from orchestrator.testbed import Testbed  # noqa: E402
+from orchestrator import errors, smoke
+from orchestrator.testbed import Testbed
+from tests.support import testing
 
 BUILD = testing.build_dir()
 pytestmark = pytest.mark.skipif(os.geteuid() != 0 or not testing.agent_built(BUILD),

@@ -5,11 +5,9 @@ a stand-in testbed runs the ping shells locally with a fake `ping` on PATH
 (its behaviour chosen by the destination's last octet)."""
 import os
 import subprocess
-import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-from orchestrator import smoke  # noqa: E402
+from orchestrator import smoke
 
 FAKE_PING = """#!/bin/sh
 for a; do last=$a; done

@@ -12,15 +12,12 @@ import csv
 import json
 import os
 import subprocess
-import sys
 
 import pytest
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "experiments"))
-from orchestrator import testing  # noqa: E402
-from orchestrator.agents import DEFAULT_DATA_PATH  # noqa: E402
-from explib.experiment import DATA_PATH_SUFFIX  # noqa: E402
+from orchestrator.agents import DEFAULT_DATA_PATH
+from tests.support import testing
+from explib.experiment import DATA_PATH_SUFFIX
 
 REPO = testing.REPO
 FIELDS = ["duration_s", "connections_started", "connections_completed", "connections_lost",

@@ -18,9 +18,9 @@ import time
 
 import pytest
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-from orchestrator import state, testing  # noqa: E402
-from orchestrator.topology import tool_path  # noqa: E402
+from orchestrator import state
+from orchestrator.topology import tool_path
+from tests.support import testing
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "inspect"))
 from pcaptools import tshark_env, tshark_fields  # noqa: E402
 from tb_harness import (ENTRY, alive, clean_testbed, kill_hard, no_traceback, read_until,  # noqa: E402

@@ -11,10 +11,10 @@ import time
 
 import pytest
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-from orchestrator import state, testing  # noqa: E402
-from orchestrator.testbed import Testbed  # noqa: E402
-from tb_harness import (ENTRY, alive, clean_testbed, kill_hard, no_traceback, read_until,  # noqa: E402
+from orchestrator import state
+from orchestrator.testbed import Testbed
+from tests.support import testing
+from tb_harness import (ENTRY, alive, clean_testbed, kill_hard, no_traceback, read_until,
                         start_held, start_on_pty)
 
 BUILD = testing.build_dir()

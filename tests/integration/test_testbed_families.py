@@ -3,13 +3,12 @@ per server: all agents ready, all-pairs reachability through the agents, an
 iperf3 TCP transfer over a relayed (multi-hop) path, nothing left after
 teardown. Families or the agent not built yet are skipped with the reason."""
 import os
-import sys
 
 import pytest
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-from orchestrator import smoke, state, testing  # noqa: E402
-from orchestrator.testbed import Testbed  # noqa: E402
+from orchestrator import smoke, state
+from orchestrator.testbed import Testbed
+from tests.support import testing
 
 BUILD = testing.build_dir()
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="needs root (network namespaces)")

@@ -10,9 +10,9 @@ import time
 
 import pytest
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-from orchestrator import netops, ovs, smoke, state, testing  # noqa: E402
-from orchestrator.testbed import Testbed  # noqa: E402
+from orchestrator import netops, ovs, smoke, state
+from orchestrator.testbed import Testbed
+from tests.support import testing
 
 BUILD = testing.build_dir()
 ENTRY = os.path.join(testing.REPO, "orchestrator", "dcn_testbed.py")
@@ -213,8 +213,7 @@ def test_topology_the_agent_cannot_run_creates_nothing():
 
 
 def test_named_topologies_resolve_to_buildable_specs():
-    sys.path.insert(0, os.path.join(testing.REPO, "orchestrator"))
-    import dcn_testbed  # noqa: E402
+    from orchestrator import dcn_testbed
     names = sorted(f[:-5] for f in os.listdir(dcn_testbed.TOPOLOGY_DIR) if f.endswith(".topo"))
     assert "bcube-testbed" in names and "mdcube-testbed" in names
     assert dcn_testbed.resolve_topo("bcube-testbed") == "bcube n=4 k=1"

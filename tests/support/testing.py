@@ -1,13 +1,14 @@
-"""Helpers shared by the orchestrator's integration tests and benchmark."""
+"""Helpers shared by the integration tests and the benchmarks (moved here
+from orchestrator/: nothing outside tests/ imports them)."""
 import os
 import re
 import shlex
 import subprocess
 
-from . import netops, ovs, rcu, state
-from .topology import BRIDGE_PREFIX, tool_path
+from orchestrator import netops, ovs, rcu, state
+from orchestrator.topology import BRIDGE_PREFIX, tool_path
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def repo_head():
