@@ -136,4 +136,4 @@ def run(ex):
 
 
 if __name__ == "__main__":
-    sys.exit(Experiment("stall-replay", __doc__).main(run))
+    sys.exit(Experiment("stall-replay", __doc__, repeat=False).main(run))
