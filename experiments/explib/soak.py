@@ -42,7 +42,8 @@ PYTHON = "/usr/bin/python3"
 PEER_PORT = 7700
 SNAPSHOT_AT_S = (3.0, 10.0, 20.0)  # a stall's ages at which both directions' paths are recorded
 RTO_GRACE_S = 2.0   # after a sender's pending retransmission, the time its data has to arrive (_rto_grace_until)
-KINDS = ("link", "switch", "server", "agent_kill")
+KINDS = ("link", "silent", "one_way", "switch", "server", "agent_kill")
+LINK_KINDS = ("link", "silent", "one_way")  # a (server, switch) or (server, server) pair as target
 
 
 def parse_duration(s: str) -> float:
@@ -223,6 +224,12 @@ def apply_failure(tb: Testbed, kind: str, target: str | tuple[str, str], down: b
     target is a (server, switch) pair for a link, else a node's name."""
     if kind == "link":
         (tb.link_down if down else tb.link_up)(*target)
+    elif kind in ("silent", "one_way"):
+        a, b = target
+        if down:
+            tb.link_silent(a, b, "both" if kind == "silent" else f"{a}>{b}")
+        else:
+            tb.link_unsilent(a, b)
     elif kind == "switch":
         (tb.switch_down if down else tb.switch_up)(target)
     elif kind == "server":
@@ -250,6 +257,11 @@ class Injector:
     [down_min, down_max], with at most `max_down` failures in force.
 
       link        both ends of a cable down (Testbed.link_down/link_up)
+      silent      every frame of a cable dropped both ways, its carrier up
+                  (Testbed.link_silent/link_unsilent): found by missed hellos only
+      one_way     the frames of one end of a cable dropped (the first of the
+                  pair towards the second), its carrier up: only the other
+                  end misses hellos
       switch      every port of a bridge down (switch_down/switch_up)
       server      the agent stopped (SIGTERM) and every port down (server_down/server_up)
       agent_kill  the agent killed with SIGKILL, its ports left up, the same
@@ -289,9 +301,11 @@ class Injector:
         kinds = [k for k in KINDS if self.weights.get(k, 0) > 0]
         for _ in range(20):
             kind = self.rnd.choices(kinds, [self.weights[k] for k in kinds])[0]
-            if kind == "link":
+            if kind in LINK_KINDS:
                 cands = [(l["a"], l["b"]) for l in self.tb.wiring.links
                          if l["a"] not in busy and l["b"] not in busy]
+                if kind == "one_way":  # either end the one whose frames are lost
+                    cands = [c if self.rnd.random() < 0.5 else (c[1], c[0]) for c in cands]
             elif kind == "switch":
                 cands = [s for s in sorted(self.tb.wiring.switches) if s not in busy]
             else:
@@ -302,7 +316,7 @@ class Injector:
 
     def _apply(self, kind, target, down):
         now = time.time()
-        where = {"link": target} if kind == "link" else {"node": target}
+        where = {"link": target} if kind in LINK_KINDS else {"node": target}
         if kind in ("server", "agent_kill") and down:
             self.killed.add(target)
         if down:

@@ -23,6 +23,9 @@ REPO = testing.REPO
 FIELDS = ["duration_s", "connections_started", "connections_completed", "connections_lost",
           "connections_lost_path_remained", "connections_lost_no_path", "agent_crashes", "failures_injected",
           "max_stall_s", "bytes_sent", "bytes_received", "memory", "verdicts", "phases", "valid", "git_commit"]
+# the default kinds plus the silent ones (a cable's frames dropped with its
+# carrier up, both ways or one), which only missed hellos reveal
+SHORT_KINDS = "link=2,silent=1,one_way=1,switch=1,server=1,agent_kill=2"
 VERDICTS = ["no_connection_lost_with_path", "no_agent_crash", "memory_flat_5pct", "cpu_below_saturation"]
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0 or not testing.agent_built(testing.build_dir()),
@@ -33,7 +36,7 @@ def run_soak(out, *extra, duration="32"):
     r = subprocess.run([os.path.join(REPO, "experiments", "soak"), "--duration", duration, "--out", str(out),
                         "--switch", "lxbr", "--link-mbps", "20", "--mtu", "9000", "--mean-gap", "2",
                         "--down-min", "2", "--down-max", "5", "--stall-limit", "10", "--max-size", "4M",
-                        "--concurrency", "8", "--rss-period", "1",
+                        "--concurrency", "8", "--rss-period", "1", "--kinds", SHORT_KINDS,
                         "--build-dir", testing.build_dir()] + list(extra),
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=240)
     assert r.returncode in (0, 3), r.stdout[-3000:]
@@ -71,6 +74,9 @@ def test_soak_short(tmp_path):
     assert s["connections_lost"] == s["connections_lost_path_remained"] + s["connections_lost_no_path"]
     assert s["connections_started"] >= s["connections_completed"] + s["connections_lost"]
     assert s["failures_injected"] >= 6, log[-2000:]
+    kinds = s["failures_by_kind"]
+    assert kinds.get("silent", 0) + kinds.get("one_way", 0) >= 1, kinds  # the seeded schedule draws them
+    assert " link_silent " in log and " link_unsilent " in log, log[-2000:]
     assert s["bytes_received_completed"] == s["bytes_requested_completed"] == s["bytes_sent_completed"]
     assert s["bytes_received"] <= s["bytes_sent"]
     # progress every ~10 s, in both phases
