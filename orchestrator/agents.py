@@ -63,8 +63,11 @@ class Agents:
         kw.setdefault("stdin", subprocess.DEVNULL)
         kw.setdefault("stdout", subprocess.DEVNULL)
         kw.setdefault("stderr", subprocess.DEVNULL)
-        with netops.in_netns(host.pid):
-            p = subprocess.Popen(cmd, start_new_session=True, **kw)
+        if not self._local(host.name):  # over ssh, in the host's namespace on its machine
+            p = self.cluster.spawn(self._machine(host.name), host.pid, cmd, **kw)
+        else:
+            with netops.in_netns(host.pid):
+                p = subprocess.Popen(cmd, start_new_session=True, **kw)
         self.state.add_proc(p.pid, what, save=False)
         return p
 
@@ -94,6 +97,8 @@ class Agents:
                 for f in [pool.submit(self.start_agent, n) for n in names]:
                     f.result()
         self.state.save()
+        if self.cluster:  # the control sockets of the agents on other machines, answered here
+            self._forward_ctl(names)
         self.log("*** %d agents started (%.1f s)" % (len(self.agents), time.time() - t0))
 
     def agent_status(self, name, timeout=5):
@@ -107,7 +112,7 @@ class Agents:
         try:
             with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
                 s.settimeout(timeout)
-                s.connect(self._sock(name))
+                s.connect(self._ctl_sock(name))
                 s.sendall((request + " --json\n").encode())
                 chunks = []
                 while True:
@@ -151,7 +156,7 @@ class Agents:
         t0 = time.time()
         # an agent that answered "not ready" is asked again after this long
         reask = min(1.0, max(0.05, self.hello_ms / 1000.0))
-        with StatusPoller(self._sock, reask) as poller:
+        with StatusPoller(self._ctl_sock, reask) as poller:
             while pending:
                 for n in list(pending):
                     dead = self._agent_dead(n)
@@ -187,6 +192,8 @@ class Agents:
         p = self.agents.pop(name, None)
         if p is None:
             return
+        if p.poll() is None and not self._local(name):
+            self._stop_remote_agent(name)
         if p.poll() is None:
             p.terminate()
             try:

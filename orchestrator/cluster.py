@@ -414,7 +414,11 @@ class Cluster:
     def spawn(self, m, pid, argv, **kw):
         """A process in remote namespace pid, over a session with a
         terminal (-tt): ending the local ssh hangs the remote one up, so a
-        process stopped here stops there too."""
+        process stopped here stops there too. A terminal has one output:
+        stderr goes where stdout does, or where stderr was asked to when
+        stdout is discarded (an agent's .stderr log)."""
+        if kw.get("stdout") in (None, subprocess.DEVNULL) and kw.get("stderr") not in (None, subprocess.DEVNULL):
+            kw["stdout"] = kw["stderr"]
         return subprocess.Popen(self._wrap(m, ["mnexec", "-a", str(pid)] + list(argv), tty=True),
                                 start_new_session=True, **kw)
 
@@ -432,23 +436,42 @@ class Cluster:
         if r.returncode != 0:
             raise TestbedError("cluster machine %s: forwarding %s failed: %s" % (m, remote, r.stderr.strip()[:200]))
 
-    def clean_machine(self, m, host_pids, group, names):
-        """On remote machine m: every process in the namespaces of host_pids
-        (its pids; their shells last), then the interfaces of device group
-        `group` in one request, only when every member is one of `names`
-        (nothing is deleted by name alone: a name may be someone else's).
-        Returns the problems ('' when none)."""
+    def stop_ns_processes(self, m, host_pids, comm=None, grace=5.0):
+        """On machine m: SIGTERM to every process in the namespaces of
+        host_pids (that machine's pids) but the shells themselves (only
+        those named comm when given: an agent), SIGKILL to any left after
+        grace seconds. Returns the problems ('' when none)."""
+        pids = " ".join(str(p) for p in host_pids)
+        # one find and one awk a pass over /proc (no process per process)
+        mine = ('mine() { find /proc/[0-9]*/ns/net -maxdepth 0 -printf "%l %p\\n" 2>/dev/null | '
+                'awk -v nss="$nss" -v skip=" ' + pids + ' " -v comm="' + (comm or "") + '" '
+                "'{ split($2, a, \"/\"); q = a[3]; if (!index(nss, \" \" $1 \" \") || index(skip, \" \" q \" \")) next; "
+                "if (comm != \"\") { c = \"\"; f = \"/proc/\" q \"/comm\"; getline c < f; close(f); if (c != comm) next }; print q }'; }; ")
+        script = ('nss=" "; for h in ' + pids + '; do n=$(readlink /proc/$h/ns/net) && nss="$nss$n "; done; ' + mine +
+                  'kill -TERM $(mine) 2>/dev/null; t=0; '
+                  'while [ -n "$(mine)" ] && [ $t -lt %d ]; do sleep 0.1; t=$((t+1)); done; '
+                  'kill -KILL $(mine) 2>/dev/null; true' % int(grace * 10))
+        return self._run_quiet(m, script)
+
+    def end_machine(self, m, host_pids, group, names, sockets):
+        """On machine m, once stop_ns_processes() has run: the host shells
+        (SIGHUP, then SIGKILL), the run's agents' control sockets (a socket
+        at one of those paths is its agents', now gone), and the
+        interfaces of device group `group` in one request, only when every
+        member is one of `names` (nothing is deleted by name alone: a name
+        may be someone else's). Returns the problems ('' when none)."""
         pids = " ".join(str(p) for p in host_pids)
         script = (
-            'for h in %s; do ns=$(readlink /proc/$h/ns/net) || continue; '
-            'for p in /proc/[0-9]*; do q=${p#/proc/}; [ "$q" = "$h" ] && continue; '
-            '[ "$(readlink $p/ns/net 2>/dev/null)" = "$ns" ] && kill -TERM $q 2>/dev/null; done; '
-            'kill -HUP $h 2>/dev/null; done; sleep 0.5; '
+            'for h in %s; do kill -HUP $h 2>/dev/null; done; sleep 0.3; '
             'for h in %s; do kill -KILL $h 2>/dev/null; done; '
+            'for s in %s; do [ -S "$s" ] && rm -f "$s"; done; '
             'members=$(ip -o link show group %d 2>/dev/null | sed -n "s/^[0-9]*: \\([^:@]*\\).*/\\1/p"); '
             'ok=1; for x in $members; do case " %s " in *" $x "*) ;; *) ok=0;; esac; done; '
-            '[ -n "$members" ] && [ $ok = 1 ] && ip link delete group %d; true') % (
-                pids, pids, group, " ".join(names), group)
+            'if [ -n "$members" ] && [ $ok = 1 ]; then ip link delete group %d; fi; true') % (
+                pids, pids, " ".join(shlex.quote(x) for x in sockets), group, " ".join(names), group)
+        return self._run_quiet(m, script)
+
+    def _run_quiet(self, m, script):
         try:
             rc, _, err = self.run(m, ["sh", "-c", script], timeout=60)
         except (subprocess.SubprocessError, OSError) as e:
@@ -474,11 +497,12 @@ class Cluster:
 
 
 def _bind_batch(node, cluster):
-    """node.cluster_batch(tool, lines): a batch on node's machine, in node's
-    namespace when it has one (RemoteVXLANLink uses it); '' or the error."""
+    """node.cluster_batch(tool, lines): a batch in the own namespace of
+    node's machine, where the tunnels' underlay is (RemoteVXLANLink makes
+    its ends there, then moves a host's into the host); '' or the error."""
     def cluster_batch(tool, lines):
         try:
-            cluster.batch(node.server, tool, lines, pid=node.pid if node.inNamespace else None)
+            cluster.batch(node.server, tool, lines)
         except TestbedError as e:
             return str(e)
         return ""

@@ -43,12 +43,8 @@ class Failures:
             return "switch"
         raise TestbedError("no node named %s" % name)
 
-    def _netns_pid(self, node):
-        """The pid whose namespace holds node's ports (None: the root's)."""
-        return self.hosts[node].pid if self.wiring.is_server(node) else None
-
     def _set_end(self, node, ifn, up):
-        return netops.set_up([ifn], self._netns_pid(node), up)
+        return self._ns_set_up(node, [ifn], up)
 
     def _links(self, a, b):
         self._node_kind(a), self._node_kind(b)
@@ -88,7 +84,7 @@ class Failures:
         return out
 
     def _tc(self, node, lines):
-        netops.run_batch("tc", lines, pid=self._netns_pid(node), check=False)
+        self._ns_batch(node, "tc", lines, check=False)
 
     def link_silent(self, a, b, direction="both"):
         """A silent failure of the link(s) between a and b: every frame of
@@ -116,13 +112,13 @@ class Failures:
         if self._node_kind(name) != "server":
             raise TestbedError("%s is not a server" % name)
         self.stop_agent(name)
-        netops.set_up(self._server_ports(name), self.hosts[name].pid, False)
+        self._ns_set_up(name, self._server_ports(name), False)
         self.event("server_down", name)
 
     def server_up(self, name, wait=False):
         if self._node_kind(name) != "server":
             raise TestbedError("%s is not a server" % name)
-        netops.set_up(self._server_ports(name), self.hosts[name].pid, True)
+        self._ns_set_up(name, self._server_ports(name), True)
         if self.agent_mode and name not in self.agents:
             self.start_agent(name)
             self.state.save()

@@ -375,6 +375,9 @@ def clean_from_state(data, log=print):
     if not data or data.get("corrupt"):
         return summary
     procs = [p for p in data.get("procs", []) if same_process(p)]
+    # --cluster: this machine's ssh masters to the others (what a dead run
+    # left on those machines is named in docs/cluster.md, "Limits")
+    procs += [p for p in data.get("cluster", {}).get("masters", []) if same_process(p)]
     summary["procs"] = len(procs)
     stop_processes(procs)
     kill_point("clean-procs")

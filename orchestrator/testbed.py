@@ -12,6 +12,7 @@ from . import linkclass, state
 from .agents import Agents
 from .bringup import BringUp
 from .capture import Captures
+from .cluster_testbed import ClusterTestbed
 from .errors import TestbedError
 from .failures import Failures
 from .teardown import Teardown
@@ -25,16 +26,20 @@ __all__ = ["Testbed", "TestbedError", "SWITCH_KINDS"]
 SWITCH_KINDS = ("ovs", "ovs-afxdp", "lxbr")
 
 
-class Testbed(BringUp, Agents, Failures, Captures, Teardown):
+class Testbed(BringUp, Agents, Failures, Captures, Teardown, ClusterTestbed):
     """Use as a context manager, or call start() and stop() (stop is
-    idempotent and also runs on SIGTERM through the entry script)."""
+    idempotent and also runs on SIGTERM through the entry script).
+    cluster: a cluster.Cluster to spread the run over its machines
+    (docs/cluster.md); local_pids_needed: with one, refuse machines whose
+    processes this one cannot see (an experiment's samplers read /proc)."""
 
     __test__ = False  # not a pytest test class
 
     def __init__(self, build_dir, spec, switch="ovs", datapath=None, server_link=None,
                  highspeed_link=None, mtu=linkclass.DEFAULT_MTU, hello_ms=100, dead_misses=3,
                  agent=None, ready_timeout=None, state_path=state.STATE_FILE, log=None,
-                 agent_args=(), event_log=None, capture=(), capture_dir=None, ovs_rt=True):
+                 agent_args=(), event_log=None, capture=(), capture_dir=None, ovs_rt=True, cluster=None,
+                 local_pids_needed=False):
         self.build_dir = build_dir
         self.spec = spec
         if switch not in SWITCH_KINDS:
@@ -80,6 +85,10 @@ class Testbed(BringUp, Agents, Failures, Captures, Teardown):
         self._capture_checked = False
         self.capture_dir = capture_dir
         self.captures = {}
+        self.cluster = cluster
+        self.local_pids_needed = local_pids_needed
+        self.where = {}        # node -> machine (--cluster)
+        self.links_made = []   # Mininet link objects of the tunnels (--cluster)
         self._stopped = False
         self._started = False
 
