@@ -19,7 +19,7 @@ import time
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, REPO)
 
-from orchestrator import linkclass, netops, state  # noqa: E402
+from orchestrator import cluster, linkclass, netops, state  # noqa: E402
 from orchestrator.agents import DATA_PATHS, DEFAULT_DATA_PATH, data_path_args  # noqa: E402
 from orchestrator.errors import OneLineParser  # noqa: E402
 from orchestrator.testbed import SWITCH_KINDS, Testbed, TestbedError  # noqa: E402
@@ -91,14 +91,20 @@ class BringUpError(ExperimentError):
     everything it had built is already torn down."""
 
 
-def shaper_dirs(wiring, pid_of):
+def shaper_dirs(wiring, pid_of, switch_pid=None):
     """{link direction "A>B": the interface whose egress shapes it}: a
     switch port by its name (the root namespace), a server port as (the
-    server's host pid, its name). Every direction of every link."""
+    server's host pid, its name). Every direction of every link.
+    switch_pid(switch): the pid of the namespace of a switch's ports when
+    not this one (--cluster: another machine's, seen from one box), else None."""
     out = {}
     for l in wiring.links:
         for src, dst, ifn in ((l["a"], l["b"], l["a_if"]), (l["b"], l["a"], l["b_if"])):
-            out["%s>%s" % (src, dst)] = (pid_of(src), ifn) if wiring.is_server(src) else ifn
+            if wiring.is_server(src):
+                out["%s>%s" % (src, dst)] = (pid_of(src), ifn)
+            else:
+                spid = switch_pid(src) if switch_pid else None
+                out["%s>%s" % (src, dst)] = (spid, ifn) if spid is not None else ifn
     return out
 
 
@@ -311,6 +317,7 @@ class Experiment:
                             "retransmissions) into raw/, on networks of up to %d servers; 0: none "
                             "(default %%(default)s)" % SS_MAX_HOSTS)
         g.add_argument("--build-dir", default=os.path.join(REPO, "build"))
+        cluster.add_options(g)
         g.add_argument("--out", default=None,
                        help="results folder (default results/%s%s)" % (name, "" if not one_data_path else
                             "%s; with --data-path agent: results/%s%s" % (
@@ -364,6 +371,7 @@ class Experiment:
         if a.queue_pkts is not None or not a.queue_bytes:
             a.queue_bytes = None
         a.tcp_rto_min_ms = tcp_rto_min_ms(a.tcp_timers, a.link_mbps)
+        a.cluster_obj = cluster.from_options(a, self.ap.error, log=self.log)
         if a.tiny:
             a.size_scale = min(a.size_scale, 0.01)
         self._check_values(a)
@@ -509,7 +517,8 @@ class Experiment:
                      hello_ms=hello_ms or a.hello_ms, agent=agent,
                      agent_args=list(data_path_args(a.data_path) if a.data_path else ()) + list(agent_args or ()) +
                      ["--seed", str(a.seed)],
-                     log=lambda m: self.log("  " + m.replace("*** ", "")))
+                     log=lambda m: self.log("  " + m.replace("*** ", "")),
+                     cluster=a.cluster_obj, local_pids_needed=True)
         cpu = links = queues = ss = net = stalls = None
         tcp0 = q0 = None
         try:
@@ -518,14 +527,17 @@ class Experiment:
                 tb.start()
             except TestbedError as e:
                 raise BringUpError("%s: %s" % (label, e)) from None
+            if tb.mtu != a.mtu:  # --cluster: what the tunnels carry (docs/cluster.md); the summary says so
+                self.log("%s: links at MTU %d, not %d (--cluster)" % (label, tb.mtu, a.mtu))
+                a.mtu = tb.mtu
             cpu, stalls = CpuSampler(0.5), StallWatch()
             # every shaper's queue, switch and server ports (one rtnetlink
             # dump per namespace and period): the line-rate checks of every
             # link direction and the tree's saturation check
-            queues = QueueSampler(shaper_dirs(tb.wiring, lambda n: tb.hosts[n].pid))
+            queues = QueueSampler(shaper_dirs(tb.wiring, lambda n: tb.hosts[n].pid, tb.ns_pid_here))
             links = LinkSampler(tb.wiring, lambda l: linkclass.params_for(
                 tb.wiring.family, l["kind"], tb.server_link, tb.highspeed_link).get("bw"), link_period,
-                host_pid=lambda n: tb.hosts[n].pid)
+                host_pid=lambda n: tb.hosts[n].pid, switch_pid=tb.ns_pid_here)
             pids = {n: h.pid for n, h in tb.hosts.items()}
             for pid in pids.values():
                 netops.write_sysctls([("/proc/sys/net/ipv4/tcp_rto_min_us", str(int(a.tcp_rto_min_ms * 1000))),
