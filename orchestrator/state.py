@@ -435,6 +435,11 @@ def clean_stale(path=STATE_FILE, log=print):
             % data["owner"]["pid"])
         return 1
     s = clean_from_state(data, log)
+    cl = data.get("cluster")
+    if cl:  # --cluster: the other machines' part is theirs to remove (docs/cluster.md, "Limits")
+        log("clean-testbed: a --cluster run: its ssh connections are closed (the hosts there hang up with them); "
+            "its bridges and links on %s stay: `sudo ip link delete group %s` there removes them" % (
+                ", ".join(m for m in cl.get("machines", []) if m != "localhost"), cl.get("group")))
     for p in (path, path + ".tmp"):  # .tmp: a run killed inside save()
         try:
             os.unlink(p)

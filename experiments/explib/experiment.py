@@ -527,9 +527,10 @@ class Experiment:
                 tb.start()
             except TestbedError as e:
                 raise BringUpError("%s: %s" % (label, e)) from None
-            if tb.mtu != a.mtu:  # --cluster: what the tunnels carry (docs/cluster.md); the summary says so
-                self.log("%s: links at MTU %d, not %d (--cluster)" % (label, tb.mtu, a.mtu))
-                a.mtu = tb.mtu
+            if tb.mtu < (mtu or a.mtu):  # --cluster: what the tunnels carry (docs/cluster.md)
+                self.log("%s: links at MTU %d, not %d (--cluster)" % (label, tb.mtu, mtu or a.mtu))
+                if mtu is None:  # the run's MTU: the summary gives the one the links had
+                    a.mtu = tb.mtu
             cpu, stalls = CpuSampler(0.5), StallWatch()
             # every shaper's queue, switch and server ports (one rtnetlink
             # dump per namespace and period): the line-rate checks of every
