@@ -109,6 +109,10 @@ class ClusterTestbed:
             rec["masters"].append(state.proc_ref(pid, what))
             self.state.save()
         c.connect(add)
+        for m in c.remotes():  # where the agents there put their logs and control sockets
+            rc, _, err = c.run(m, ["mkdir", "-p", os.path.join(state.STATE_DIR, "logs"), state.AGENT_SOCK_DIR])
+            if rc != 0:
+                raise TestbedError("cluster machine %s: mkdir failed: %s" % (m, err.strip()[:200]))
 
     def _new_host(self, s):
         m = self._machine(s["name"])

@@ -241,3 +241,27 @@ def test_one_to_one_experiment_across_two_machines(machines, tmp_path):
     assert machines.bare() == bare, "left on the machines"
     left = testing.new_since(before, testing.settled_inventory(before))
     assert not left, left
+
+
+@pytest.mark.parametrize("spec, kind, crossing", [
+    ("bcube n=4 k=1", "server-switch", 8),           # level-1 links only: BCube_0 cells stay whole
+    ("mdcube n=2 k=1 m=5", "switch-switch", 6),      # fibres between containers only
+    ("hcn n=4 h=1", "server-server", 4),             # links between HCN_0 units only
+    ("bcn alpha=2 beta=1 h=1 gamma=1", "server-server", 4),
+])
+def test_unit_placer_crosses_only_between_units(spec, kind, crossing):
+    """The placement of each family on two machines, from the export alone
+    (no root needed, but dcn-topo built): only the links that join units
+    cross, and each machine gets whole units."""
+    from orchestrator.cluster import UnitPlacer, cross_links, units
+    from orchestrator.topology import export
+    w = export(testing.build_dir(), spec)
+    placer = UnitPlacer(servers=["m1", "m2"], plan=w)
+    where = {n: placer.place(n) for n in list(w.servers) + list(w.switches)}
+    cross = cross_links(w, where)
+    assert len(cross) == crossing and {l["kind"] for l in cross} == {kind}
+    if spec.startswith("bcube"):
+        assert all(s.startswith("s1_") for l in cross for s in (l["a"], l["b"]) if s in w.switches)
+    for srvs, sws in units(w):
+        assert len({where[n] for n in srvs + sws}) == 1
+    assert abs(sum(where[s] == "m1" for s in w.servers) - sum(where[s] == "m2" for s in w.servers)) <= 4
