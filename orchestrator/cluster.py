@@ -34,6 +34,7 @@ from mininet.node import Node
 
 from .errors import TestbedError
 from .hosts import DcnHost
+from .topology import DisjointSets
 
 VXLAN_PORT = 4789
 TUNNELS = ("vxlan", "gre")
@@ -80,14 +81,8 @@ def units(wiring):
         for end, port in ((l["a"], l["a_port"]), (l["b"], l["b_port"])):
             if wiring.is_server(end):
                 lowest[end] = min(port, lowest.get(end, port))
-    parent = {}
-
-    def find(x):
-        while parent.setdefault(x, x) != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
+    parent = DisjointSets()
+    find = parent.find
     for l in wiring.links:
         if l["kind"] in joining:
             continue
