@@ -437,6 +437,16 @@ def clean_stale(path=STATE_FILE, log=print):
     s = clean_from_state(data, log)
     cl = data.get("cluster")
     if cl:  # --cluster: the other machines' part is theirs to remove (docs/cluster.md, "Limits")
+        cdir = os.path.join(STATE_DIR, "cluster")  # the ssh control and forwarded sockets here
+        if os.path.dirname(path) == STATE_DIR and os.path.isdir(cdir):
+            for root, _dirs, files in os.walk(cdir, topdown=False):
+                for f in files:
+                    if stat.S_ISSOCK(os.lstat(os.path.join(root, f)).st_mode):
+                        os.unlink(os.path.join(root, f))
+                try:
+                    os.rmdir(root)
+                except OSError:
+                    pass
         log("clean-testbed: a --cluster run: its ssh connections are closed (the hosts there hang up with them); "
             "its bridges and links on %s stay: `sudo ip link delete group %s` there removes them" % (
                 ", ".join(m for m in cl.get("machines", []) if m != "localhost"), cl.get("group")))

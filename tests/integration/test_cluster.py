@@ -294,3 +294,48 @@ def test_unit_placer_crosses_only_between_units(spec, kind, crossing):
     for srvs, sws in units(w):
         assert len({where[n] for n in srvs + sws}) == 1
     assert abs(sum(where[s] == "m1" for s in w.servers) - sum(where[s] == "m2" for s in w.servers)) <= 4
+
+
+def test_killed_cluster_run_then_clean(machines):
+    """A cluster run SIGKILLed once its agents are ready, then `make
+    clean-testbed` (dcn_testbed.py --clean) on the machine it ran on: this
+    machine's ssh connections go, and with them every session on the
+    machines (agents and host shells hang up, their namespaces die);
+    what stays there is the run's device group (docs/cluster.md, "Limits"),
+    which the line printed names and `ip link delete group G` removes."""
+    bare = machines.bare()
+    before = testing.inventory()
+    sockets_before = set(os.listdir(testing.state.AGENT_SOCK_DIR)) if os.path.isdir(
+        testing.state.AGENT_SOCK_DIR) else set()
+    env = dict(orchestrator_env(), DCN_KILL_AT="agents_ready")
+    r = machines.in_a("/usr/bin/python3", os.path.join(REPO, "orchestrator", "dcn_testbed.py"),
+                      "--build-dir", testing.build_dir(), "--topo", "bcube n=4 k=1", "--switch", "lxbr", "--no-cli",
+                      "--no-smoke", *machines.cluster_args(), check=False, timeout=600, env=env)
+    assert r.returncode == -signal.SIGKILL, (r.returncode, (r.stdout + r.stderr)[-2000:])
+    c = machines.in_a("/usr/bin/python3", os.path.join(REPO, "orchestrator", "dcn_testbed.py"), "--clean",
+                      check=False, timeout=120, env=orchestrator_env())
+    print(c.stdout + c.stderr)
+    assert c.returncode == 0, c.stdout + c.stderr
+    found = re.search(r"ip link delete group (\d+)", c.stdout)
+    assert found, c.stdout
+    # the sessions are gone with the connections: no host namespace, no agent left
+    deadline = time.time() + 15
+    while True:
+        left = left_behind(before)
+        busy = {k: v for k, v in left.items() if k in ("netns", "procs")}
+        if not busy or time.time() > deadline:
+            break
+        time.sleep(0.5)
+    assert not busy, busy
+    # what the docs say stays: the group on each machine, removed as they say
+    for ns in machines.ns:
+        assert ns_links(ns) != bare[ns], "nothing of the group left on %s?" % ns
+        sh("ip", "-n", ns, "link", "delete", "group", found.group(1))
+    assert machines.bare() == bare
+    # the killed agents' control sockets (a later agent replaces a stale one); the test's own to remove
+    for n in set(os.listdir(testing.state.AGENT_SOCK_DIR)) - sockets_before:
+        path = os.path.join(testing.state.AGENT_SOCK_DIR, n)
+        assert testing.state.socket_occupant(path) is None, path
+        os.unlink(path)
+    left = left_behind(before)
+    assert not left, left
