@@ -80,7 +80,7 @@ TESTBED_ARGS ?=
 # CLUSTER="host1 host2": the same network spread over these machines (docs/cluster.md)
 CLUSTER ?=
 testbed: deps build
-	@$(PYTHON) orchestrator/dcn_testbed.py --build-dir $(BUILD) --topo "$(TOPO)" $(if $(strip $(CLUSTER)),--cluster "$(strip $(CLUSTER))") $(TESTBED_ARGS)
+	@$(PYTHON) orchestrator/dcn_testbed.py --build-dir $(BUILD) --topo "$(TOPO)" $(TESTBED_ARGS) $(if $(strip $(CLUSTER)),--cluster "$(strip $(CLUSTER))")
 
 clean-testbed:
 	@$(PYTHON) orchestrator/dcn_testbed.py --clean

@@ -8,6 +8,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 from . import netops, state
+from .cluster_testbed import ClusterTestbed
 from .errors import TestbedError
 from .status_poll import StatusPoller
 
@@ -44,7 +45,7 @@ def data_path_of(agent_args):
     return path
 
 
-class Agents:
+class Agents(ClusterTestbed):
     """Mixin of Testbed: agent processes and auxiliary processes in servers."""
 
     def _agent_cmd(self, name):

@@ -12,6 +12,7 @@ from mininet.net import Mininet
 
 from . import fit, linkclass, netops, ovs, rcu, state
 from .agents import DATA_PATH_TEXT, data_path_of
+from .cluster_testbed import ClusterTestbed
 from .errors import TestbedError
 from .hosts import BatchIntf
 from .topology import TopoError, counts, export, tool_path
@@ -19,7 +20,7 @@ from .topology import TopoError, counts, export, tool_path
 RUN_DIR = state.STATE_DIR
 
 
-class BringUp:
+class BringUp(ClusterTestbed):
     """Mixin of Testbed: start() and the steps it runs."""
 
     # what every run needs on PATH (Mininet's shells, ip/tc batches), and

@@ -17,7 +17,12 @@ LOCAL = "localhost"
 
 
 class ClusterTestbed:
-    """Mixin of Testbed (self.cluster: a cluster.Cluster or None)."""
+    """Base of Testbed's mixins (self.cluster: a cluster.Cluster or None;
+    None here, so that a mixin used alone, as the tests' stand-ins do,
+    works on this machine as before)."""
+
+    cluster = None
+    where = {}
 
     # ----------------------------------------------------------- where
     def _machine(self, node):

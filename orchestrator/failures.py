@@ -3,6 +3,7 @@ with a timestamp (the experiments' timelines read these events)."""
 import datetime
 
 from . import linkclass, netops
+from .cluster_testbed import ClusterTestbed
 from .errors import TestbedError
 
 # A silent fault: the egress of a link direction replaced by an 8 bit/s HTB
@@ -23,7 +24,7 @@ def _now_iso():
     return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="milliseconds")
 
 
-class Failures:
+class Failures(ClusterTestbed):
     """Mixin of Testbed."""
 
     def event(self, what, *args):

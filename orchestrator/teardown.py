@@ -6,9 +6,10 @@ import signal
 import time
 
 from . import netops, ovs, state
+from .cluster_testbed import ClusterTestbed
 
 
-class Teardown:
+class Teardown(ClusterTestbed):
     """Mixin of Testbed."""
 
     def stop(self):

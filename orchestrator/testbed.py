@@ -12,7 +12,6 @@ from . import linkclass, state
 from .agents import Agents
 from .bringup import BringUp
 from .capture import Captures
-from .cluster_testbed import ClusterTestbed
 from .errors import TestbedError
 from .failures import Failures
 from .teardown import Teardown
@@ -26,7 +25,7 @@ __all__ = ["Testbed", "TestbedError", "SWITCH_KINDS"]
 SWITCH_KINDS = ("ovs", "ovs-afxdp", "lxbr")
 
 
-class Testbed(BringUp, Agents, Failures, Captures, Teardown, ClusterTestbed):
+class Testbed(BringUp, Agents, Failures, Captures, Teardown):
     """Use as a context manager, or call start() and stop() (stop is
     idempotent and also runs on SIGTERM through the entry script).
     cluster: a cluster.Cluster to spread the run over its machines
