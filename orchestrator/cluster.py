@@ -303,7 +303,8 @@ class Cluster:
         for m in self.remotes():
             probe = " && ".join(["command -v %s >/dev/null || { echo missing: %s; exit 3; }" % (t, t) for t in tools] +
                                 ["cat /proc/sys/kernel/random/boot_id"])
-            cmd = ["ssh", "-q", "-o", "BatchMode=yes"] + self.ssh_extra + [
+            # not -q: ssh's own reason (no route, refused, key refused) is the message
+            cmd = ["ssh", "-o", "BatchMode=yes", "-o", "LogLevel=ERROR"] + self.ssh_extra + [
                 "-n", "%s@%s" % (self.user, self.ip[m]), "sudo -n sh -c %s" % shlex.quote(probe)]
             try:
                 r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=30)
@@ -314,10 +315,10 @@ class Cluster:
                 raise TestbedError("cluster machine %s: %s on its PATH (install the same packages there: "
                                    "docs/cluster.md)" % (m, out.splitlines()[-1]))
             if r.returncode != 0:
-                raise TestbedError("cluster machine %s (%s): ssh as %s failed (exit %d%s); it must accept this "
-                                   "user's key without a password and allow sudo (docs/cluster.md)" % (
-                                       m, self.ip[m], self.user, r.returncode,
-                                       ": " + r.stderr.strip()[:200] if r.stderr.strip() else ""))
+                why = (r.stderr.strip().splitlines() or [""])[-1][:200]
+                raise TestbedError("cluster machine %s (%s): ssh as %s failed (exit %d%s); it must be reachable, "
+                                   "accept this user's key without a password and allow sudo -n (docs/cluster.md)" % (
+                                       m, self.ip[m], self.user, r.returncode, ": " + why if why else ""))
             self.boot_id[m] = out.splitlines()[-1] if out else ""
         self.boot_id.update({m: local_boot for m in self.machines if not self.remote(m)})
         if "localhost" in self.machines:  # Mininet's 127.0.0.1 cannot carry a tunnel
