@@ -125,15 +125,15 @@ class ClusterTestbed:
         if self.cluster and self.cluster.remote(m):
             return self.cluster.new_host(m, s["name"], s["id"], ip, self.agent_mode)
         h = DcnHost(s["name"], s["id"], ip, self.agent_mode)
-        if self.cluster:  # an end of a tunnel: RemoteVXLANLink asks it these
-            h.server, h.serverIP = LOCAL, self.cluster.ip[LOCAL]
-            h.cluster_batch = lambda tool, lines, h=h: self._local_batch_err(tool, lines, h.pid)
+        if self.cluster:  # an end of a tunnel: RemoteVXLANLink asks it these (its batch: this machine's
+            h.server, h.serverIP = LOCAL, self.cluster.ip[LOCAL]  # own namespace, the underlay's)
+            h.cluster_batch = self._local_batch_err
         return h
 
     @staticmethod
-    def _local_batch_err(tool, lines, pid):
+    def _local_batch_err(tool, lines):
         try:
-            netops.run_batch(tool, lines, pid=pid, force=False)
+            netops.run_batch(tool, lines, force=False)
         except RuntimeError as e:
             return str(e)
         return ""

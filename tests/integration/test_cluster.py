@@ -129,8 +129,9 @@ class Machines:
         """cmd run in machine A's network namespace (the orchestrator's)."""
         return sh("nsenter", "--net=/run/netns/" + self.ns[0], *cmd, **kw)
 
-    def cluster_args(self):
-        return ["--cluster", ",".join(IPS), "--cluster-user", "root", "--cluster-ssh-config", self.ssh_config]
+    def cluster_args(self, local=False):
+        return ["--cluster", ",".join(("localhost",) + IPS[1:] if local else IPS), "--cluster-user", "root",
+                "--cluster-ssh-config", self.ssh_config]
 
     def bare(self):
         """What each machine should hold between runs: lo and its veth."""
@@ -182,14 +183,18 @@ def orchestrator_env():
     return dict(os.environ, DCN_NETNS_LOCKED="1", PYTHONUNBUFFERED="1")
 
 
-def test_bcube_across_two_machines(machines, tmp_path):
+@pytest.mark.parametrize("first", ["ssh", "localhost"])
+def test_bcube_across_two_machines(machines, tmp_path, first):
+    """first: machine A reached over ssh too, or as `localhost` (Mininet's
+    name for the machine the run is on: made there directly, no ssh)."""
     bare = machines.bare()
     before = testing.inventory()
     out = tmp_path / "testbed.json"
     t0 = time.time()
     r = machines.in_a("/usr/bin/python3", os.path.join(REPO, "orchestrator", "dcn_testbed.py"),
                       "--build-dir", testing.build_dir(), "--topo", "bcube n=4 k=1", "--switch", "lxbr", "--no-cli",
-                      "--json", str(out), *machines.cluster_args(), check=False, timeout=600, env=orchestrator_env())
+                      "--json", str(out), *machines.cluster_args(local=first == "localhost"), check=False,
+                      timeout=600, env=orchestrator_env())
     took = time.time() - t0
     log = r.stdout + r.stderr
     print(log)
