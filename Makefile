@@ -17,7 +17,7 @@ BUILD_PACKAGES := build-essential cmake pkg-config check libev-dev libnl-3-dev l
 SIM_PACKAGES   := python3-matplotlib python3-scipy
 PY_PACKAGES    := python3-venv python3-pip python3-setuptools python3-wheel
 APT_PACKAGES   := $(BUILD_PACKAGES) $(SIM_PACKAGES) $(PY_PACKAGES) openvswitch-switch mininet iperf3 ethtool iproute2 procps \
-                  tcpdump python3-pytest iputils-ping valgrind tshark libclang-rt-dev
+                  tcpdump python3-pytest iputils-ping valgrind tshark libclang-rt-dev openssh-client openssh-server
 
 .PHONY: all deps build-deps sim-deps python build test test-unit test-integration bench simulations testbed clean-testbed clean help experiments wireshark-plugin fuzz soak
 
@@ -104,8 +104,10 @@ test: test-unit test-integration
 
 TOPO ?= bcube n=4 k=1
 TESTBED_ARGS ?=
+# CLUSTER="host1 host2": the same network spread over these machines (docs/cluster.md)
+CLUSTER ?=
 testbed: deps build
-	@$(PYTHON) orchestrator/dcn_testbed.py --build-dir $(BUILD) --topo "$(TOPO)" $(TESTBED_ARGS)
+	@$(PYTHON) orchestrator/dcn_testbed.py --build-dir $(BUILD) --topo "$(TOPO)" $(TESTBED_ARGS) $(if $(strip $(CLUSTER)),--cluster "$(strip $(CLUSTER))")
 
 clean-testbed:
 	@$(PYTHON) orchestrator/dcn_testbed.py --clean

@@ -12,6 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 from . import netops, state
+from .cluster_testbed import ClusterTestbed
 from .errors import TestbedError
 from .status_poll import StatusPoller
 
@@ -51,7 +52,7 @@ def data_path_of(agent_args: Sequence[str]) -> str:
     return path
 
 
-class Agents:
+class Agents(ClusterTestbed):
     """Mixin of Testbed: agent processes and auxiliary processes in servers."""
 
     def _agent_cmd(self, name):
@@ -70,8 +71,11 @@ class Agents:
         kw.setdefault("stdin", subprocess.DEVNULL)
         kw.setdefault("stdout", subprocess.DEVNULL)
         kw.setdefault("stderr", subprocess.DEVNULL)
-        with netops.in_netns(host.pid):
-            p = subprocess.Popen(cmd, start_new_session=True, **kw)
+        if not self._local(host.name):  # over ssh, in the host's namespace on its machine
+            p = self.cluster.spawn(self._machine(host.name), host.pid, cmd, **kw)
+        else:
+            with netops.in_netns(host.pid):
+                p = subprocess.Popen(cmd, start_new_session=True, **kw)
         self.state.add_proc(p.pid, what, save=False)
         return p
 
@@ -101,6 +105,8 @@ class Agents:
                 for f in [pool.submit(self.start_agent, n) for n in names]:
                     f.result()
         self.state.save()
+        if self.cluster:  # the control sockets of the agents on other machines, answered here
+            self._forward_ctl(names)
         self.log(f"*** {len(self.agents)} agents started ({time.time() - t0:.1f} s)")
 
     def agent_status(self, name: str, timeout: float = 5) -> dict | None:
@@ -114,7 +120,7 @@ class Agents:
         try:
             with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
                 s.settimeout(timeout)
-                s.connect(self._sock(name))
+                s.connect(self._ctl_sock(name))
                 s.sendall((request + " --json\n").encode())
                 chunks = []
                 while True:
@@ -158,7 +164,7 @@ class Agents:
         t0 = time.time()
         # an agent that answered "not ready" is asked again after this long
         reask = min(1.0, max(0.05, self.hello_ms / 1000.0))
-        with StatusPoller(self._sock, reask) as poller:
+        with StatusPoller(self._ctl_sock, reask) as poller:
             while pending:
                 for n in list(pending):
                     dead = self._agent_dead(n)
@@ -194,6 +200,8 @@ class Agents:
         p = self.agents.pop(name, None)
         if p is None:
             return
+        if p.poll() is None and not self._local(name):
+            self._stop_remote_agent(name)
         if p.poll() is None:
             p.terminate()
             try:

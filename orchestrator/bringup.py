@@ -14,14 +14,15 @@ from mininet.net import Mininet
 
 from . import fit, linkclass, netops, ovs, rcu, state
 from .agents import DATA_PATH_TEXT, data_path_of
+from .cluster_testbed import ClusterTestbed
 from .errors import TestbedError
-from .hosts import BatchIntf, DcnHost
+from .hosts import BatchIntf
 from .topology import TopoError, counts, export, tool_path
 
 RUN_DIR = state.STATE_DIR
 
 
-class BringUp:
+class BringUp(ClusterTestbed):
     """Mixin of Testbed: start() and the steps it runs."""
 
     # what every run needs on PATH (Mininet's shells, ip/tc batches), and
@@ -68,6 +69,12 @@ class BringUp:
             if why:
                 raise TestbedError(f"--switch ovs-afxdp: {why}; use --switch ovs or lxbr")
         self.wiring, self.agent_mode = w, agent_mode
+        if self.cluster:
+            try:
+                self._cluster_preflight()
+            except TestbedError:
+                self.wiring = None  # checked again by the next preflight
+                raise
         if self.capture_wanted and not self._capture_checked:
             # bad port names or folder: an error before anything is made
             # (preflight runs before the lock and again in start(): once)
@@ -83,6 +90,8 @@ class BringUp:
         """The agents' control-socket paths: a file or a live agent at one
         makes that agent exit at start; refuse before anything is built."""
         for s in self.wiring.server_list:
+            if not self._local(s["name"]):
+                continue  # on its machine: a stale socket there is replaced by the agent
             path = self._sock(s["name"])
             why = state.socket_occupant(path)
             if why:
@@ -118,12 +127,14 @@ class BringUp:
             raise
         self._print_plan()
 
-        # The state file lists every name we are about to create, before we create it.
+        # The state file lists every name we are about to create, before we
+        # create it (this machine's; the other machines' in "cluster").
         d = self.state.data
         d.update(spec=w.spec, switch=self.switch_kind, datapath=self.datapath,
-                 bridges=[w.bridge[s["name"]] for s in w.switch_list],
-                 root_links=self._root_ifnames(), dev_group=netops.new_device_group(),
-                 sockets=[self._sock(s["name"]) for s in w.server_list] if self.agent_mode else [])
+                 bridges=[w.bridge[s["name"]] for s in w.switch_list if self._local(s["name"])],
+                 root_links=self._root_ifnames(local=True), dev_group=netops.new_device_group(),
+                 sockets=[self._sock(s["name"]) for s in w.server_list if self._local(s["name"])]
+                 if self.agent_mode else [])
         self._started = True
         self.state.save()
         state.kill_point("state-saved")
@@ -134,7 +145,8 @@ class BringUp:
             d = os.path.dirname(self.ctl_bin)
             if d not in os.environ.get("PATH", "").split(":"):
                 os.environ["PATH"] = d + ":" + os.environ.get("PATH", "")
-        steps = [("hosts", self._create_hosts), ("links", self._create_links), ("switches", self._create_switches),
+        steps = [("cluster_connect", self._cluster_connect)] if self.cluster else []
+        steps += [("hosts", self._create_hosts), ("links", self._create_links), ("switches", self._create_switches),
                  ("host_config", self._configure_hosts)]
         if self.capture_wanted:  # after the ports are configured, before the agents' first hellos
             steps.append(("capture", lambda: self.capture_start(self.capture_wanted)))
@@ -256,6 +268,8 @@ class BringUp:
                      f"above {ovs.NETDEV_PORTS_SEEN_OK:d} it has carried traffic here only slowly, or lost it "
                      "(docs/testbed.md); "
                      "--switch lxbr carries this size")
+        if self.cluster:
+            self._cluster_print_plan()
         self.log("*** link classes (scaled down; change with --server-link / --highspeed-link):")
         for line in linkclass.plan_lines(w.family, kinds, self.server_link, self.highspeed_link, self.mtu):
             self.log("***   " + line)
@@ -265,13 +279,14 @@ class BringUp:
         else:
             self.log("*** servers: plain IP on their ports, no agent")
 
-    def _root_ifnames(self, w=None):
-        """The switch side of every link (root namespace), in link order."""
+    def _root_ifnames(self, w=None, local=False):
+        """The switch side of every link (root namespace), in link order;
+        local: only of the switches on this machine (--cluster)."""
         w = w or self.wiring
         out = []
         for l in w.links:
             for end, ifn in ((l["a"], l["a_if"]), (l["b"], l["b_if"])):
-                if not w.is_server(end):
+                if not w.is_server(end) and (not local or self._local(end)):
                     out.append(ifn)
         return out
 
@@ -292,8 +307,7 @@ class BringUp:
                 if w.is_server(end):
                     first_if.setdefault(end, ifn)
 
-        def make(s):
-            return DcnHost(s["name"], s["id"], w.server_ip(s["id"]), self.agent_mode)
+        make = self._new_host  # DcnHost here, DcnRemoteHost on another machine (--cluster)
 
         made = {}
         with ThreadPoolExecutor(max_workers=workers) as pool:
@@ -304,6 +318,9 @@ class BringUp:
                     made[h.name] = h
                     if i == n // 2:
                         state.kill_point("hosts-half")
+                    if not self._local(h.name):
+                        self._record_remote_host(h)
+                        continue
                     self.state.data["hosts"].append(state.host_ref(h.pid, h.name, first_if.get(h.name)))
                     if i % 64 == 63 or i == n - 1:
                         self.state.save()
@@ -316,6 +333,11 @@ class BringUp:
                     if f.done() and not f.cancelled() and f.exception() is None:
                         h = f.result()
                         made.setdefault(h.name, h)
+                        if not self._local(h.name):
+                            if all(r["pid"] != h.pid for r in self.state.data.get("cluster", {}).get(
+                                    "hosts", {}).get(h.server, [])):
+                                self._record_remote_host(h)
+                            continue
                         ref = state.host_ref(h.pid, h.name, first_if.get(h.name))
                         if all(r["pid"] != h.pid for r in self.state.data["hosts"]):
                             self.state.data["hosts"].append(ref)
@@ -327,30 +349,44 @@ class BringUp:
             self.net.nameToNode[h.name] = h
         # new interfaces in the hosts inherit "no IPv6" (no RS/DAD/MLD noise on raw ports)
         for h in self.hosts.values():
-            netops.write_sysctls([("/proc/sys/net/ipv6/conf/default/disable_ipv6", "1"),
-                                  ("/proc/sys/net/ipv6/conf/all/disable_ipv6", "1")], h.pid)
+            self._ns_sysctls(h.name, [("/proc/sys/net/ipv6/conf/default/disable_ipv6", "1"),
+                                      ("/proc/sys/net/ipv6/conf/all/disable_ipv6", "1")])
         self.log(f"*** {n:d} hosts ({time.time() - t0:.1f} s)")
 
     def _create_links(self):
+        """veth pairs on each machine (one `ip -batch` per 2048); with
+        --cluster, a tunnel per link between machines (cluster_testbed)."""
         w = self.wiring
-        lines = []
+        n = 0
         mtu = self.mtu
         group = self.state.data["dev_group"]
-        for l in w.links:
-            ends = []
-            for end, ifn in ((l["a"], l["a_if"]), (l["b"], l["b_if"])):
-                # a host's end goes to its namespace; a switch's joins the run's device group
-                where = f" netns {self.hosts[end].pid:d}" if w.is_server(end) else f" group {group:d}"
-                ends.append(f"{ifn}{where} mtu {mtu:d}")
-            lines.append(f"link add {ends[0]} type veth peer name {ends[1]}")
-        for i in range(0, len(lines), 2048):
-            netops.run_batch("ip", lines[i:i + 2048], force=False)
+        same, cross = self._links_by_machine()
+        for machine, links in same.items():
+            lines = []
+            for l in links:
+                ends = []
+                for end, ifn in ((l["a"], l["a_if"]), (l["b"], l["b_if"])):
+                    # a host's end goes to its namespace; a switch's joins the run's device group
+                    where = f" netns {self.hosts[end].pid:d}" if w.is_server(end) else f" group {group:d}"
+                    ends.append(f"{ifn}{where} mtu {mtu:d}")
+                lines.append(f"link add {ends[0]} type veth peer name {ends[1]}")
+            for i in range(0, len(lines), 2048):
+                self._machine_batch(machine, "ip", lines[i:i + 2048], force=False)
+            n += len(lines)
+        registered = self._cluster_tunnels(cross) if cross else set()
         # register the host-side ends as Mininet interfaces, in port order
         for l in sorted(w.links, key=lambda x: (x["a_port"])):
             for end, port, ifn in ((l["a"], l["a_port"], l["a_if"]), (l["b"], l["b_port"], l["b_if"])):
-                if w.is_server(end):
+                if w.is_server(end) and ifn not in registered:
                     BatchIntf(ifn, self.hosts[end], port, link=None)
-        self.log(f"*** {len(lines)} links")
+        tunnels = f", {len(cross):d} of them tunnels between machines" if cross else ""
+        self.log(f"*** {n + len(cross):d} links{tunnels}")
+
+    def _machine_batch(self, machine, tool, lines, force=True, check=True):
+        """A batch in a machine's own namespace (this one: `localhost`)."""
+        if self.cluster and self.cluster.remote(machine):
+            return self.cluster.batch(machine, tool, lines, force=force, check=check)
+        return netops.run_batch(tool, lines, force=force, check=check)
 
     def _link_params(self, l):
         return linkclass.params_for(self.wiring.family, l["kind"], self.server_link, self.highspeed_link)
@@ -361,23 +397,30 @@ class BringUp:
         w = self.wiring
         t0 = time.time()
         per_host = {}
-        root_ifs, root_tc = [], []
+        root_ifs, root_tc = {}, {}  # by machine (one, this, without --cluster)
         for l in w.links:
             params = self._link_params(l)
             for end, ifn in ((l["a"], l["a_if"]), (l["b"], l["b_if"])):
                 if w.is_server(end):
                     per_host.setdefault(end, []).append((ifn, params))
                 else:
-                    root_ifs.append(ifn)
-                    root_tc += linkclass.tc_lines(ifn, params)
+                    root_ifs.setdefault(self._machine(end), []).append(ifn)
+                    root_tc.setdefault(self._machine(end), []).extend(linkclass.tc_lines(ifn, params))
         offload = self.is_ovs and self.datapath == "netdev"
-        netops.write_sysctls([(f"/proc/sys/net/ipv6/conf/{i}/disable_ipv6", "1") for i in root_ifs])
-        if offload:
-            netops.offloads_off(root_ifs)
-        netops.run_batch("tc", root_tc)
-        missing = netops.set_up(root_ifs)
-        if missing:
-            raise TestbedError(f'switch ports missing: {" ".join(missing[:10])}')
+        for machine, ifs in root_ifs.items():
+            if self.cluster and self.cluster.remote(machine):  # lxbr only there (no offloads to turn off)
+                self.cluster.run(machine, ["sh", "-c", "; ".join(
+                    f"echo 1 > /proc/sys/net/ipv6/conf/{i}/disable_ipv6" for i in ifs) + "; true"])
+                self.cluster.batch(machine, "tc", root_tc.get(machine, []))
+                self.cluster.batch(machine, "ip", [f"link set dev {i} up" for i in ifs], force=False)
+                continue
+            netops.write_sysctls([(f"/proc/sys/net/ipv6/conf/{i}/disable_ipv6", "1") for i in ifs])
+            if offload:
+                netops.offloads_off(ifs)
+            netops.run_batch("tc", root_tc.get(machine, []))
+            missing = netops.set_up(ifs)
+            if missing:
+                raise TestbedError(f'switch ports missing: {" ".join(missing[:10])}')
         self._phase("host_config_root_side", t0)
 
         def one(name, h):
@@ -388,14 +431,14 @@ class BringUp:
             tc = []
             for ifn, params in ifs:
                 tc += linkclass.tc_lines(ifn, params)
-            netops.run_batch("tc", tc, pid=h.pid)
-            missing = netops.set_up(["lo"] + names, h.pid)
+            self._ns_batch(name, "tc", tc)
+            missing = self._ns_set_up(name, ["lo"] + names)
             if missing:
                 raise TestbedError(f'{name}: interfaces missing: {" ".join(missing)}')
             if not self.agent_mode and names:
                 # tree baseline: the address on the single port
                 first = h.intfs[min(h.intfs)]
-                netops.run_batch("ip", [f"addr add {h.dcn_ip}/8 dev {first.name}"], pid=h.pid)
+                self._ns_batch(name, "ip", [f"addr add {h.dcn_ip}/8 dev {first.name}"])
                 first.ip, first.prefixLen = h.dcn_ip, 8
 
         # one `tc -batch` process per host: several at once (each thread
@@ -420,18 +463,20 @@ class BringUp:
                                             port_type=self.ovs_port_type)
             ovs.vsctl_batch(cmds, chunk=1024)
         else:
-            lines = []
+            lines = {}  # by machine (one, this, without --cluster)
             for s in w.switch_list:
                 b = w.bridge[s["name"]]
+                ml = lines.setdefault(self._machine(s["name"]), [])
                 stp = "stp_state 1 forward_delay 200 hello_time 100 max_age 600" if self.stp else \
                     "stp_state 0 forward_delay 0"
-                lines.append(f"link add {b} type bridge {stp} mcast_snooping 0 ageing_time 30000")
+                ml.append(f"link add {b} type bridge {stp} mcast_snooping 0 ageing_time 30000")
                 for p in ports.get(s["name"], []):
-                    lines.append(f"link set dev {p} master {b}")
-                lines.append(f'link set dev {b} group {self.state.data["dev_group"]:d} up')
-            netops.run_batch("ip", lines, force=False)
-            netops.write_sysctls([(f'/proc/sys/net/ipv6/conf/{w.bridge[s["name"]]}/disable_ipv6', "1")
-                                  for s in w.switch_list])
+                    ml.append(f"link set dev {p} master {b}")
+                ml.append(f'link set dev {b} group {self.state.data["dev_group"]:d} up')
+            for machine, ml in lines.items():
+                self._machine_batch(machine, "ip", ml, force=False)
+            for s in w.switch_list:
+                self._ns_sysctls(s["name"], [(f'/proc/sys/net/ipv6/conf/{w.bridge[s["name"]]}/disable_ipv6', "1")])
         self.log(f'*** {len(w.switch_list)} {"OVS" if self.is_ovs else "Linux"} bridges')
 
 

@@ -43,7 +43,7 @@ if not __package__:
 from orchestrator.errors import OneLineParser, missing_module  # noqa: E402
 
 try:
-    from orchestrator import capture, linkclass, smoke, state  # noqa: E402
+    from orchestrator import capture, cluster, linkclass, smoke, state  # noqa: E402
     from orchestrator.agents import DATA_PATHS, DEFAULT_DATA_PATH, data_path_args  # noqa: E402
     from orchestrator.cli import run_cli, terminal_stdin  # noqa: E402
     from orchestrator.testbed import SWITCH_KINDS, Testbed, TestbedError  # noqa: E402
@@ -137,6 +137,7 @@ def parse_args(argv):
     ap.add_argument("--capture-dir", metavar="DIR", default=None,
                     help="folder of the pcap files of --capture and the CLI's capture command "
                          "(default: results/captures/<UTC date-time>/)")
+    cluster.add_options(ap)
     ap.add_argument("--json", metavar="FILE", help="write timings and smoke results here")
     ap.add_argument("--hold", action="store_true",
                     help="without a TTY, keep the testbed up until SIGTERM/SIGINT instead of exiting")
@@ -156,6 +157,7 @@ def parse_args(argv):
                        if a.highspeed_link else None)
     except ValueError as e:
         ap.error(str(e))
+    a.cluster_obj = cluster.from_options(a, ap.error, log=say)
     return a
 
 
@@ -178,7 +180,8 @@ def main(argv=None):
                      hello_ms=a.hello_ms, dead_misses=a.dead_misses,
                      agent_args=data_path_args(a.data_path),
                      agent=False if a.no_agent else None, ready_timeout=a.ready_timeout, log=say,
-                     capture=a.capture, capture_dir=a.capture_dir, ovs_rt=a.ovs_forwarder == "rt")
+                     capture=a.capture, capture_dir=a.capture_dir, ovs_rt=a.ovs_forwarder == "rt",
+                     cluster=a.cluster_obj)
         tb.preflight()
     except TestbedError as e:
         say_err(f'dcn_testbed: {" ".join(str(e).split())}')

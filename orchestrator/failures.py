@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime
 
 from . import linkclass, netops
+from .cluster_testbed import ClusterTestbed
 from .errors import TestbedError
 
 # A silent fault: the egress of a link direction replaced by an 8 bit/s HTB
@@ -25,7 +26,7 @@ def _now_iso():
     return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="milliseconds")
 
 
-class Failures:
+class Failures(ClusterTestbed):
     """Mixin of Testbed."""
 
     def event(self, what: str, *args: str) -> None:
@@ -45,12 +46,8 @@ class Failures:
             return "switch"
         raise TestbedError(f"no node named {name}")
 
-    def _netns_pid(self, node):
-        """The pid whose namespace holds node's ports (None: the root's)."""
-        return self.hosts[node].pid if self.wiring.is_server(node) else None
-
     def _set_end(self, node, ifn, up):
-        return netops.set_up([ifn], self._netns_pid(node), up)
+        return self._ns_set_up(node, [ifn], up)
 
     def _links(self, a, b):
         self._node_kind(a), self._node_kind(b)
@@ -90,7 +87,7 @@ class Failures:
         return out
 
     def _tc(self, node, lines):
-        netops.run_batch("tc", lines, pid=self._netns_pid(node), check=False)
+        self._ns_batch(node, "tc", lines, check=False)
 
     def link_silent(self, a: str, b: str, direction: str = "both") -> None:
         """A silent failure of the link(s) between a and b: every frame of
@@ -118,13 +115,13 @@ class Failures:
         if self._node_kind(name) != "server":
             raise TestbedError(f"{name} is not a server")
         self.stop_agent(name)
-        netops.set_up(self._server_ports(name), self.hosts[name].pid, False)
+        self._ns_set_up(name, self._server_ports(name), False)
         self.event("server_down", name)
 
     def server_up(self, name: str, wait: bool = False) -> None:
         if self._node_kind(name) != "server":
             raise TestbedError(f"{name} is not a server")
-        netops.set_up(self._server_ports(name), self.hosts[name].pid, True)
+        self._ns_set_up(name, self._server_ports(name), True)
         if self.agent_mode and name not in self.agents:
             self.start_agent(name)
             self.state.save()

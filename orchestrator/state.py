@@ -378,6 +378,9 @@ def clean_from_state(data: dict, log: Callable[[str], None] = print) -> dict:
     if not data or data.get("corrupt"):
         return summary
     procs = [p for p in data.get("procs", []) if same_process(p)]
+    # --cluster: this machine's ssh masters to the others (what a dead run
+    # left on those machines is named in docs/cluster.md, "Limits")
+    procs += [p for p in data.get("cluster", {}).get("masters", []) if same_process(p)]
     summary["procs"] = len(procs)
     stop_processes(procs)
     kill_point("clean-procs")
@@ -434,6 +437,21 @@ def clean_stale(path: str = STATE_FILE, log: Callable[[str], None] = print) -> i
         log(f'clean-testbed: the testbed run (pid {data["owner"]["pid"]:d}) is still running; stop it first')
         return 1
     s = clean_from_state(data, log)
+    cl = data.get("cluster")
+    if cl:  # --cluster: the other machines' part is theirs to remove (docs/cluster.md, "Limits")
+        cdir = os.path.join(STATE_DIR, "cluster")  # the ssh control and forwarded sockets here
+        if os.path.dirname(path) == STATE_DIR and os.path.isdir(cdir):
+            for root, _dirs, files in os.walk(cdir, topdown=False):
+                for f in files:
+                    if stat.S_ISSOCK(os.lstat(os.path.join(root, f)).st_mode):
+                        os.unlink(os.path.join(root, f))
+                try:
+                    os.rmdir(root)
+                except OSError:
+                    pass
+        log("clean-testbed: a --cluster run: its ssh connections are closed (the hosts there hang up with them); "
+            "its bridges and links on %s stay: `sudo ip link delete group %s` there removes them" % (
+                ", ".join(m for m in cl.get("machines", []) if m != "localhost"), cl.get("group")))
     for p in (path, path + ".tmp"):  # .tmp: a run killed inside save()
         try:
             os.unlink(p)

@@ -8,9 +8,10 @@ import signal
 import time
 
 from . import netops, ovs, state
+from .cluster_testbed import ClusterTestbed
 
 
-class Teardown:
+class Teardown(ClusterTestbed):
     """Mixin of Testbed."""
 
     def stop(self) -> None:
@@ -33,9 +34,15 @@ class Teardown:
         # Host shells go before the root-side veths: a dying namespace removes
         # all its devices (and so their peers) in one batch, far faster than
         # deleting thousands of veths one by one.
-        for step in (self._stop_captures, self._expedite_rcu, self._stop_processes, self._stop_namespace_processes,
-                     self._delete_bridges, self._restore_ovs_forwarder, self._stop_ovs, self._stop_hosts,
-                     self._delete_root_links, self._restore_rcu, self._remove_sockets):
+        # --cluster: the other machines' processes first, ended there
+        # (_cluster_stop_processes), then their shells, bridges and links
+        # (_cluster_teardown), the ssh sessions after this machine's host
+        # shells (_cluster_disconnect); all do nothing without a cluster
+        for step in (self._stop_captures, self._expedite_rcu, self._cluster_stop_processes, self._stop_processes,
+                     self._stop_namespace_processes, self._cluster_teardown, self._delete_bridges,
+                     self._restore_ovs_forwarder, self._stop_ovs,
+                     self._stop_hosts, self._cluster_disconnect, self._delete_root_links, self._restore_rcu,
+                     self._remove_sockets):
             state.kill_point("teardown-" + step.__name__.strip("_"))
             try:
                 step()
@@ -71,7 +78,7 @@ class Teardown:
         by namespace identity while the shells still hold the namespaces
         (so an identity cannot belong to anyone else), ended by PID. The
         host shells themselves go in _stop_hosts."""
-        shells = {h.pid for h in self.hosts.values() if h.pid}
+        shells = {h.pid for h in self.hosts.values() if h.pid and self._local(h.name)}
         idents = [state.netns_of(pid) for pid in shells]
         n = state.stop_netns_processes(idents, exclude=shells)
         if n:
@@ -131,7 +138,7 @@ class Teardown:
         existing = set(ovs.list_bridges())
         out["bridges"] = [b for b in names if b in existing or netops.link_exists(b)]
         out["links"] = [n for n in self._root_ifnames() if netops.link_exists(n)]
-        out["hosts"] = [h.name for h in self.hosts.values() if state.proc_start_time(h.pid)]
+        out["hosts"] = [h.name for h in self.hosts.values() if self._local(h.name) and state.proc_start_time(h.pid)]
         # anything still inside a namespace one of our hosts had (a daemon
         # started from the CLI keeps the namespace alive after its shell)
         out["procs"] = [r["pid"] for r in state.procs_in_netns(

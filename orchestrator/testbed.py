@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from . import linkclass, state
 from .agents import Agents
@@ -30,7 +31,10 @@ SWITCH_KINDS = ("ovs", "ovs-afxdp", "lxbr")
 
 class Testbed(BringUp, Agents, Failures, Captures, Teardown):
     """Use as a context manager, or call start() and stop() (stop is
-    idempotent and also runs on SIGTERM through the entry script)."""
+    idempotent and also runs on SIGTERM through the entry script).
+    cluster: a cluster.Cluster to spread the run over its machines
+    (docs/cluster.md); local_pids_needed: with one, refuse machines whose
+    processes this one cannot see (an experiment's samplers read /proc)."""
 
     __test__ = False  # not a pytest test class
 
@@ -39,7 +43,8 @@ class Testbed(BringUp, Agents, Failures, Captures, Teardown):
                  mtu: int = linkclass.DEFAULT_MTU, hello_ms: int = 100, dead_misses: int = 3,
                  agent: bool | None = None, ready_timeout: float | None = None, state_path: str = state.STATE_FILE,
                  log: Callable[[str], None] | None = None, agent_args: Sequence[str] = (), event_log: str | None = None,
-                 capture: Sequence[str] = (), capture_dir: str | None = None, ovs_rt: bool = True) -> None:
+                 capture: Sequence[str] = (), capture_dir: str | None = None, ovs_rt: bool = True,
+                 cluster: Any = None, local_pids_needed: bool = False) -> None:
         self.build_dir = build_dir
         self.spec = spec
         if switch not in SWITCH_KINDS:
@@ -85,6 +90,10 @@ class Testbed(BringUp, Agents, Failures, Captures, Teardown):
         self._capture_checked = False
         self.capture_dir = capture_dir
         self.captures = {}
+        self.cluster = cluster
+        self.local_pids_needed = local_pids_needed
+        self.where = {}        # node -> machine (--cluster)
+        self.links_made = []   # Mininet link objects of the tunnels (--cluster)
         self._stopped = False
         self._started = False
 

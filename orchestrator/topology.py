@@ -16,6 +16,17 @@ class TopoError(RuntimeError):
     pass
 
 
+class DisjointSets(dict):
+    """Union-find over node names (path halving): find(x) is the
+    representative of x's set; union by `self[find(a)] = find(b)`."""
+
+    def find(self, x: str) -> str:
+        while self.setdefault(x, x) != x:
+            self[x] = self[self[x]]
+            x = self[x]
+        return x
+
+
 def tool_path(build_dir: str, name: str) -> str | None:
     """Locate a project binary (dcn-topo, dcn-agent, dcn-ctl) in a build tree."""
     for sub in ("agent/src/cli", "agent/src/agent", "agent/src/tools", "agent/src", "bin", ""):
@@ -130,18 +141,11 @@ class Wiring:
     def switch_loops(self) -> bool:
         """True when switch-switch links alone form a cycle (e.g. a fat-tree):
         dumb learning switches would then loop broadcasts forever."""
-        parent = {}
-
-        def find(x):
-            while parent.setdefault(x, x) != x:
-                parent[x] = parent[parent[x]]
-                x = parent[x]
-            return x
-
+        parent = DisjointSets()
         for l in self.links:
             if l["kind"] != "switch-switch":
                 continue
-            ra, rb = find(l["a"]), find(l["b"])
+            ra, rb = parent.find(l["a"]), parent.find(l["b"])
             if ra == rb:
                 return True
             parent[ra] = rb

@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from orchestrator import linkclass, netops, state
+from orchestrator import cluster, linkclass, netops, state
 from orchestrator.agents import DATA_PATHS, DEFAULT_DATA_PATH, data_path_args
 from orchestrator.errors import OneLineParser
 from orchestrator.testbed import SWITCH_KINDS, Testbed, TestbedError
@@ -96,14 +96,21 @@ class BringUpError(ExperimentError):
     everything it had built is already torn down."""
 
 
-def shaper_dirs(wiring: Wiring, pid_of: Callable[[str], int]) -> dict:
+def shaper_dirs(wiring: Wiring, pid_of: Callable[[str], int],
+                switch_pid: Callable[[str], int | None] | None = None) -> dict:
     """{link direction "A>B": the interface whose egress shapes it}: a
     switch port by its name (the root namespace), a server port as (the
-    server's host pid, its name). Every direction of every link."""
+    server's host pid, its name). Every direction of every link.
+    switch_pid(switch): the pid of the namespace of a switch's ports when
+    not this one (--cluster: another machine's, seen from one box), else None."""
     out = {}
     for l in wiring.links:
         for src, dst, ifn in ((l["a"], l["b"], l["a_if"]), (l["b"], l["a"], l["b_if"])):
-            out[f"{src}>{dst}"] = (pid_of(src), ifn) if wiring.is_server(src) else ifn
+            if wiring.is_server(src):
+                out[f"{src}>{dst}"] = (pid_of(src), ifn)
+            else:
+                spid = switch_pid(src) if switch_pid else None
+                out[f"{src}>{dst}"] = (spid, ifn) if spid is not None else ifn
     return out
 
 
@@ -319,6 +326,7 @@ class Experiment:
                             f"retransmissions) into raw/, on networks of up to {SS_MAX_HOSTS:d} servers; 0: none "
                             "(default %(default)s)")
         g.add_argument("--build-dir", default=os.path.join(REPO, "build"))
+        cluster.add_options(g)
         out_default = name if not one_data_path else (
             f'{name}{DATA_PATH_SUFFIX["kernel"]}; with --data-path agent: results/{name}{DATA_PATH_SUFFIX["agent"]}')
         g.add_argument("--out", default=None, help=f"results folder (default results/{out_default})")
@@ -371,6 +379,7 @@ class Experiment:
         if a.queue_pkts is not None or not a.queue_bytes:
             a.queue_bytes = None
         a.tcp_rto_min_ms = tcp_rto_min_ms(a.tcp_timers, a.link_mbps)
+        a.cluster_obj = cluster.from_options(a, self.ap.error, log=self.log)
         if a.tiny:
             a.size_scale = min(a.size_scale, 0.01)
         self._check_values(a)
@@ -517,7 +526,8 @@ class Experiment:
                      hello_ms=hello_ms or a.hello_ms, agent=agent,
                      agent_args=list(data_path_args(a.data_path) if a.data_path else ()) + list(agent_args or ()) +
                      ["--seed", str(a.seed)],
-                     log=lambda m: self.log("  " + m.replace("*** ", "")))
+                     log=lambda m: self.log("  " + m.replace("*** ", "")),
+                     cluster=a.cluster_obj, local_pids_needed=True)
         cpu = links = queues = ss = net = stalls = None
         tcp0 = q0 = None
         try:
@@ -526,14 +536,18 @@ class Experiment:
                 tb.start()
             except TestbedError as e:
                 raise BringUpError(f"{label}: {e}") from None
+            if tb.mtu < (mtu or a.mtu):  # --cluster: what the tunnels carry (docs/cluster.md)
+                self.log(f"{label}: links at MTU {tb.mtu:d}, not {mtu or a.mtu:d} (--cluster)")
+                if mtu is None:  # the run's MTU: the summary gives the one the links had
+                    a.mtu = tb.mtu
             cpu, stalls = CpuSampler(0.5), StallWatch()
             # every shaper's queue, switch and server ports (one rtnetlink
             # dump per namespace and period): the line-rate checks of every
             # link direction and the tree's saturation check
-            queues = QueueSampler(shaper_dirs(tb.wiring, lambda n: tb.hosts[n].pid))
+            queues = QueueSampler(shaper_dirs(tb.wiring, lambda n: tb.hosts[n].pid, tb.ns_pid_here))
             links = LinkSampler(tb.wiring, lambda l: linkclass.params_for(
                 tb.wiring.family, l["kind"], tb.server_link, tb.highspeed_link).get("bw"), link_period,
-                host_pid=lambda n: tb.hosts[n].pid)
+                host_pid=lambda n: tb.hosts[n].pid, switch_pid=tb.ns_pid_here)
             pids = {n: h.pid for n, h in tb.hosts.items()}
             for pid in pids.values():
                 netops.write_sysctls([("/proc/sys/net/ipv4/tcp_rto_min_us", str(int(a.tcp_rto_min_ms * 1000))),

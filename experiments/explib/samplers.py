@@ -123,20 +123,27 @@ class LinkSampler(_Sampler):
     server, tx: towards it); a switch-switch link on its a end."""
 
     def __init__(self, wiring: Wiring, capacity_of: Callable[[str], float], period: float = 1.0,
-                 host_pid: int | None = None) -> None:
+                 host_pid: Callable[[str], int] | None = None,
+                 switch_pid: Callable[[str], int | None] | None = None) -> None:
         """host_pid(name): the pid of a server's namespace; with it the
         server-server cables (HCN/BCN port 2, DCell) are sampled too, on
-        their a end from /proc/PID/net/dev."""
+        their a end from /proc/PID/net/dev. switch_pid(name): the pid of
+        the namespace of a switch's ports when not this one (--cluster), or None."""
         super().__init__(period)
         self.dirs = []  # (name, ifname or (pid, ifname), counter, capacity Mb/s)
+
+        def sw_end(sw, ifn):
+            pid = switch_pid(sw) if switch_pid else None
+            return ifn if pid is None else (pid, ifn)
+
         for l in wiring.links:
             a, b = l["a"], l["b"]
             cap = capacity_of(l)
             if not wiring.is_server(a):
-                ifn = l["a_if"]
+                ifn = sw_end(a, l["a_if"])
                 self.dirs += [(f"{a}>{b}", ifn, "tx_bytes", cap), (f"{b}>{a}", ifn, "rx_bytes", cap)]
             elif not wiring.is_server(b):
-                ifn = l["b_if"]
+                ifn = sw_end(b, l["b_if"])
                 self.dirs += [(f"{b}>{a}", ifn, "tx_bytes", cap), (f"{a}>{b}", ifn, "rx_bytes", cap)]
             elif host_pid is not None:  # a server-server cable: both ends in namespaces
                 end = (host_pid(a), l["a_if"])
