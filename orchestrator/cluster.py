@@ -23,11 +23,15 @@ What this module adds:
 A machine named `localhost` is this one: its hosts and bridges are made
 as without a cluster (orchestrator/bringup.py). docs/cluster.md has the
 set-up and the limits."""
+from __future__ import annotations
+
 import os
 import re
 import shlex
 import subprocess
 import time
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from mininet.examples.cluster import Placer, RemoteGRELink, RemoteLink, RemoteMixin, findUser
 from mininet.node import Node
@@ -35,6 +39,11 @@ from mininet.node import Node
 from .errors import TestbedError
 from .hosts import DcnHost
 from .topology import DisjointSets
+
+if TYPE_CHECKING:
+    import argparse
+
+    from .topology import Wiring
 
 VXLAN_PORT = 4789
 TUNNELS = ("vxlan", "gre")
@@ -47,24 +56,24 @@ GRE_MTU = 1450
 _HOST_RE = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9.-]{0,252})$")
 
 
-def parse_servers(text):
+def parse_servers(text: str | None) -> list[str]:
     """`host1,host2` or `host1 host2` -> [host1, host2]: at least two
     distinct machines, each a host name or an IPv4 address. ValueError
     with the reason."""
     names = [x for x in re.split(r"[,\s]+", (text or "").strip()) if x]
     if len(names) < 2:
-        raise ValueError("a cluster needs at least two machines, got %r" % (text or ""))
+        raise ValueError(f"a cluster needs at least two machines, got {text or ''!r}")
     bad = [n for n in names if not _HOST_RE.match(n)]
     if bad:
-        raise ValueError("not a host name or address: %s" % " ".join(bad))
+        raise ValueError(f"not a host name or address: {' '.join(bad)}")
     dup = sorted({n for n in names if names.count(n) > 1})
     if dup:
-        raise ValueError("machine named twice: %s" % " ".join(dup))
+        raise ValueError(f"machine named twice: {' '.join(dup)}")
     return names
 
 
 # ------------------------------------------------------------------ placing
-def units(wiring):
+def units(wiring: Wiring) -> list[tuple[list[str], list[str]]]:
     """The natural units of the plan, in the export's order: [(servers,
     switches)]. A unit is what stays connected once the links that join
     units are cut; which those are, the export says by itself: its
@@ -101,7 +110,7 @@ def units(wiring):
     return out
 
 
-def place(wiring, machines):
+def place(wiring: Wiring, machines: Sequence[str]) -> dict[str, str]:
     """{node: machine}: whole units in export order, contiguous runs of
     them per machine, as even in servers as whole units allow; a switch in
     no unit on the machine of most of its neighbours, a tie to the machine
@@ -133,23 +142,23 @@ def place(wiring, machines):
     return where
 
 
-def cross_links(wiring, where):
+def cross_links(wiring: Wiring, where: dict[str, str]) -> list[dict]:
     """The plan's links whose two ends are on two machines, in link order."""
     return [l for l in wiring.links if where[l["a"]] != where[l["b"]]]
 
 
-def plan_lines(wiring, where, machines, tunnel, mtu):
+def plan_lines(wiring: Wiring, where: dict[str, str], machines: Sequence[str], tunnel: str, mtu: int) -> list[str]:
     """What the start prints: nodes per machine and every crossing link."""
     cross = cross_links(wiring, where)
-    out = ["cluster: %d machines, %s tunnels, links at MTU %d; %d of %d links cross machines" % (
-        len(machines), tunnel.upper(), mtu, len(cross), len(wiring.links))]
+    out = [f"cluster: {len(machines)} machines, {tunnel.upper()} tunnels, links at MTU {mtu:d}; "
+           f"{len(cross)} of {len(wiring.links)} links cross machines"]
     for m in machines:
         srv = [s["name"] for s in wiring.server_list if where[s["name"]] == m]
         sws = [s["name"] for s in wiring.switch_list if where[s["name"]] == m]
-        out.append("  %s: %d servers (%s), %d switches (%s)" % (m, len(srv), " ".join(srv), len(sws), " ".join(sws)))
+        out.append(f"  {m}: {len(srv)} servers ({' '.join(srv)}), {len(sws)} switches ({' '.join(sws)})")
     for l in cross:
-        out.append("  cross: %s port %d (%s) <-> %s port %d (%s)" % (
-            l["a"], l["a_port"], where[l["a"]], l["b"], l["b_port"], where[l["b"]]))
+        out.append(f"  cross: {l['a']} port {l['a_port']:d} ({where[l['a']]}) <-> "
+                   f"{l['b']} port {l['b_port']:d} ({where[l['b']]})")
     return out
 
 
@@ -157,13 +166,13 @@ class UnitPlacer(Placer):
     """Mininet's Placer interface (MininetCluster calls place(node)) over
     place(): construct with plan=<Wiring> besides Placer's arguments."""
 
-    def __init__(self, *args, plan=None, **kwargs):
+    def __init__(self, *args: Any, plan: Wiring | None = None, **kwargs: Any) -> None:
         Placer.__init__(self, *args, **kwargs)
         if plan is None:
             raise ValueError("UnitPlacer places from the plan (dcn-topo export): plan= is required")
         self.placement = place(plan, list(self.servers))
 
-    def place(self, node):
+    def place(self, node: str) -> str:
         return self.placement[node]
 
 
@@ -172,7 +181,7 @@ class DcnRemoteHost(RemoteMixin, DcnHost):
     """An emulated server whose shell runs on another machine (RemoteMixin),
     in a namespace of its own there."""
 
-    def __init__(self, name, dcn_id, dcn_ip, agent_mode, **kw):
+    def __init__(self, name: str, dcn_id: int, dcn_ip: str, agent_mode: bool, **kw: Any) -> None:
         super().__init__(name, dcn_id=dcn_id, dcn_ip=dcn_ip, agent_mode=agent_mode, **kw)
 
 
@@ -180,7 +189,7 @@ class MachineNode(RemoteMixin, Node):
     """A shell in a machine's root namespace: its bridges and the switch
     ends of its links and tunnels live there (as RemoteOVSSwitch's shell)."""
 
-    def __init__(self, name, **kw):
+    def __init__(self, name: str, **kw: Any) -> None:
         super().__init__(name, inNamespace=False, **kw)
 
 
@@ -200,11 +209,12 @@ class RemoteVXLANLink(RemoteLink):
     links are RemoteLink's veth pairs. Params: vni, mtu, group (device
     group of the root-namespace ends, for the teardown)."""
 
-    def __init__(self, node1, node2, vni=None, mtu=None, group=None, **kwargs):
+    def __init__(self, node1: Node, node2: Node, vni: int | None = None, mtu: int | None = None,
+                 group: int | None = None, **kwargs: Any) -> None:
         self.vni, self.mtu, self.group = vni, mtu, group
         RemoteLink.__init__(self, node1, node2, **kwargs)
 
-    def stop(self):
+    def stop(self) -> None:
         if self.tunnel:  # both ends are devices of their own: delete each
             self.intf1.delete()
             self.intf2.delete()
@@ -212,26 +222,28 @@ class RemoteVXLANLink(RemoteLink):
             RemoteLink.stop(self)
         self.tunnel = None
 
-    def makeTunnel(self, node1, node2, intfname1, intfname2, addr1=None, addr2=None):
+    def makeTunnel(self, node1: Node, node2: Node, intfname1: str, intfname2: str, addr1: str | None = None,
+                   addr2: str | None = None) -> bool:
         assert node1.server != node2.server
         ends = ((node1, intfname1, addr1, node1.serverIP, node2.serverIP),
                 (node2, intfname2, addr2, node2.serverIP, node1.serverIP))
         for node, ifn, addr, local, remote in ends:
-            opts = "id %d local %s remote %s dstport %d nolearning" % (self.vni, local, remote, VXLAN_PORT)
-            setup = ["link add %s%s%s type vxlan %s" % (
-                ifn, " mtu %d" % self.mtu if self.mtu else "", " address %s" % addr if addr else "", opts)]
+            opts = f"id {self.vni:d} local {local} remote {remote} dstport {VXLAN_PORT:d} nolearning"
+            mtu = f" mtu {self.mtu:d}" if self.mtu else ""
+            address = f" address {addr}" if addr else ""
+            setup = [f"link add {ifn}{mtu}{address} type vxlan {opts}"]
             if node.inNamespace:
-                setup.append("link set %s netns %d" % (ifn, node.pid))
+                setup.append(f"link set {ifn} netns {node.pid:d}")
             elif self.group is not None:
-                setup.append("link set %s group %d" % (ifn, self.group))
+                setup.append(f"link set {ifn} group {self.group:d}")
             err = node.cluster_batch("ip", setup)
             if err:
-                raise TestbedError("VXLAN end %s on %s: %s" % (ifn, node.server, err))
+                raise TestbedError(f"VXLAN end {ifn} on {node.server}: {err}")
         self.tunnel = True
         return self.tunnel
 
 
-def gre_link_class():
+def gre_link_class() -> type[RemoteLink]:
     """RemoteGRELink as Mininet has it (gretap, MTU 1450), for machines
     whose kernel has gretap (this project's kernel has not)."""
     return RemoteGRELink
@@ -244,17 +256,18 @@ class Cluster:
     the options of ssh_config (-F) if given; each with one shared connection
     (ControlMaster) that the run starts and ends."""
 
-    def __init__(self, machines, user=None, ssh_config=None, tunnel="vxlan", run_dir="/run/dcn-testbed",
-                 connect_timeout=5, log=print):
+    def __init__(self, machines: Iterable[str], user: str | None = None, ssh_config: str | None = None,
+                 tunnel: str = "vxlan", run_dir: str = "/run/dcn-testbed", connect_timeout: float = 5,
+                 log: Callable[[str], None] = print) -> None:
         if tunnel not in TUNNELS:
-            raise TestbedError("--cluster-tunnel must be one of %s" % ", ".join(TUNNELS))
+            raise TestbedError(f"--cluster-tunnel must be one of {', '.join(TUNNELS)}")
         self.machines = list(machines)
         self.user = user or findUser() or "root"
         self.ssh_config = ssh_config
         self.tunnel = tunnel
         self.dir = os.path.join(run_dir, "cluster")
         self.log = log
-        extra = ["-o", "ConnectTimeout=%d" % connect_timeout, "-o", "ServerAliveInterval=5"]
+        extra = ["-o", f"ConnectTimeout={int(connect_timeout)}", "-o", "ServerAliveInterval=5"]
         if ssh_config:
             extra = ["-F", ssh_config] + extra
         self.ssh_extra = extra
@@ -266,20 +279,20 @@ class Cluster:
         self.underlay_mtu = {}
         self.boot_id = {}
 
-    def remote(self, m):
+    def remote(self, m: str) -> bool:
         return m != "localhost"
 
-    def remotes(self):
+    def remotes(self) -> list[str]:
         return [m for m in self.machines if self.remote(m)]
 
-    def control_path(self, m):
-        return os.path.join(self.dir, "ssh-%d" % self.machines.index(m))
+    def control_path(self, m: str) -> str:
+        return os.path.join(self.dir, f"ssh-{self.machines.index(m)}")
 
     def _ssh(self, m, *words, master=False, tty=False):
         cmd = ["ssh", "-q"] + (["-tt"] if tty else []) + ["-o", "BatchMode=yes"] + self.ssh_extra + [
             "-o", "ControlPath=" + self.control_path(m)]
         cmd += ["-o", "ControlMaster=yes", "-o", "ControlPersist=no", "-N"] if master else ["-o", "ControlMaster=no"]
-        return cmd + ["%s@%s" % (self.user, self.ip[m])] + list(words)
+        return cmd + [f"{self.user}@{self.ip[m]}"] + list(words)
 
     def _wrap(self, m, words, tty=False):
         """argv that runs `words` as root on machine m: sudo over the shared
@@ -289,7 +302,7 @@ class Cluster:
         return self._ssh(m, "sudo -n " + " ".join(shlex.quote(w) for w in words), tty=tty)
 
     # ------------------------------------------------------------ checks
-    def check(self, tools, mtu):
+    def check(self, tools: Iterable[str], mtu: int) -> int:
         """Everything about the machines that can fail, before anything is
         built: each name resolves, ssh answers without a password, sudo,
         mnexec and the tools are there, and the underlay's MTU. Returns the
@@ -298,27 +311,28 @@ class Cluster:
         for m in self.machines:
             ip = "127.0.0.1" if not self.remote(m) else RemoteMixin.findServerIP(m)
             if not ip:
-                raise TestbedError("cluster machine %s: unknown host (no IPv4 address: getent ahostsv4 %s)" % (m, m))
+                raise TestbedError(f"cluster machine {m}: unknown host (no IPv4 address: getent ahostsv4 {m})")
             self.ip[m] = ip
         for m in self.remotes():
-            probe = " && ".join(["command -v %s >/dev/null || { echo missing: %s; exit 3; }" % (t, t) for t in tools] +
+            probe = " && ".join([f"command -v {t} >/dev/null || {{ echo missing: {t}; exit 3; }}" for t in tools] +
                                 ["cat /proc/sys/kernel/random/boot_id"])
             # not -q: ssh's own reason (no route, refused, key refused) is the message
             cmd = ["ssh", "-o", "BatchMode=yes", "-o", "LogLevel=ERROR"] + self.ssh_extra + [
-                "-n", "%s@%s" % (self.user, self.ip[m]), "sudo -n sh -c %s" % shlex.quote(probe)]
+                "-n", f"{self.user}@{self.ip[m]}", f"sudo -n sh -c {shlex.quote(probe)}"]
             try:
                 r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=30)
             except subprocess.TimeoutExpired:
-                raise TestbedError("cluster machine %s (%s): ssh gave no answer in 30 s" % (m, self.ip[m])) from None
+                raise TestbedError(f"cluster machine {m} ({self.ip[m]}): ssh gave no answer in 30 s") from None
             out = r.stdout.strip()
             if r.returncode == 3 or out.startswith("missing:"):
-                raise TestbedError("cluster machine %s: %s on its PATH (install the same packages there: "
-                                   "docs/cluster.md)" % (m, out.splitlines()[-1]))
+                raise TestbedError(f"cluster machine {m}: {out.splitlines()[-1]} on its PATH (install the same "
+                                   "packages there: docs/cluster.md)")
             if r.returncode != 0:
                 why = (r.stderr.strip().splitlines() or [""])[-1][:200]
-                raise TestbedError("cluster machine %s (%s): ssh as %s failed (exit %d%s); it must be reachable, "
-                                   "accept this user's key without a password and allow sudo -n (docs/cluster.md)" % (
-                                       m, self.ip[m], self.user, r.returncode, ": " + why if why else ""))
+                reason = ": " + why if why else ""
+                raise TestbedError(f"cluster machine {m} ({self.ip[m]}): ssh as {self.user} failed (exit "
+                                   f"{r.returncode:d}{reason}); it must be reachable, accept this user's key without "
+                                   "a password and allow sudo -n (docs/cluster.md)")
             self.boot_id[m] = out.splitlines()[-1] if out else ""
         self.boot_id.update({m: local_boot for m in self.machines if not self.remote(m)})
         if "localhost" in self.machines:  # Mininet's 127.0.0.1 cannot carry a tunnel
@@ -336,31 +350,31 @@ class Cluster:
         r = subprocess.run(["ip", "-o", "route", "get", self.ip[m]], stdout=subprocess.PIPE, text=True)
         found = re.search(r"\bsrc (\S+)", r.stdout)
         if not found:
-            raise TestbedError("no route from this machine to cluster machine %s (%s)" % (m, self.ip[m]))
+            raise TestbedError(f"no route from this machine to cluster machine {m} ({self.ip[m]})")
         return found.group(1)
 
     def _route_mtu(self, m, dest):
-        script = "d=$(ip -o route get %s | sed -n 's/.* dev \\([^ ]*\\).*/\\1/p'); cat /sys/class/net/$d/mtu 2>/dev/null " \
-                 "|| ip -o link show dev $d | sed -n 's/.* mtu \\([0-9]*\\).*/\\1/p'" % dest
+        script = f"d=$(ip -o route get {dest} | sed -n 's/.* dev \\([^ ]*\\).*/\\1/p'); cat /sys/class/net/$d/mtu " \
+                 "2>/dev/null || ip -o link show dev $d | sed -n 's/.* mtu \\([0-9]*\\).*/\\1/p'"
         if self.remote(m):
             r = subprocess.run(["ssh", "-q", "-o", "BatchMode=yes"] + self.ssh_extra +
-                               ["-n", "%s@%s" % (self.user, self.ip[m]), "sh -c %s" % shlex.quote(script)],
+                               ["-n", f"{self.user}@{self.ip[m]}", f"sh -c {shlex.quote(script)}"],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=30)
         else:
             r = subprocess.run(["sh", "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         try:
             return int(r.stdout.split()[-1])
         except (IndexError, ValueError):
-            raise TestbedError("cluster machine %s: no route to %s to carry the tunnels" % (m, dest)) from None
+            raise TestbedError(f"cluster machine {m}: no route to {dest} to carry the tunnels") from None
 
-    def same_kernel(self):
+    def same_kernel(self) -> bool:
         """Whether every machine is this kernel (the one-box test's network
         namespaces): then a remote host's pid is one of this box's."""
         ids = set(self.boot_id.values())
         return len(ids) == 1 and "" not in ids
 
     # ----------------------------------------------------------- sessions
-    def connect(self, state_add):
+    def connect(self, state_add: Callable[[int, str], None]) -> dict[str, MachineNode]:
         """One ssh master per remote machine (every later session shares
         it), and a shell in each machine's root namespace. state_add(pid,
         what) records each local process before the run depends on it."""
@@ -369,26 +383,27 @@ class Cluster:
             p = subprocess.Popen(self._ssh(m, master=True), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                  stderr=subprocess.PIPE, start_new_session=True)
             self.masters[m] = p
-            state_add(p.pid, "ssh master to %s" % m)
+            state_add(p.pid, f"ssh master to {m}")
             deadline = time.time() + 20
             while not os.path.exists(self.control_path(m)):
                 if p.poll() is not None or time.time() > deadline:
-                    raise TestbedError("cluster machine %s: ssh connection failed: %s" % (
-                        m, (p.stderr.read().decode(errors="replace").strip() if p.poll() is not None else "timeout")))
+                    why = p.stderr.read().decode(errors="replace").strip() if p.poll() is not None else "timeout"
+                    raise TestbedError(f"cluster machine {m}: ssh connection failed: {why}")
                 time.sleep(0.05)
         for m in self.machines:
-            self.nodes[m] = self.machine_cls("mach%d" % self.machines.index(m), server=m, user=self.user,
+            self.nodes[m] = self.machine_cls(f"mach{self.machines.index(m)}", server=m, user=self.user,
                                              serverIP=self.ip[m], controlPath=self.control_path(m))
             _bind_batch(self.nodes[m], self)
         return self.nodes
 
-    def new_host(self, m, name, dcn_id, dcn_ip, agent_mode):
+    def new_host(self, m: str, name: str, dcn_id: int, dcn_ip: str, agent_mode: bool) -> DcnRemoteHost:
         h = self.host_cls(name, dcn_id, dcn_ip, agent_mode, server=m, user=self.user, serverIP=self.ip[m],
                           controlPath=self.control_path(m))
         _bind_batch(h, self)
         return h
 
-    def run(self, m, argv, pid=None, input=None, timeout=120):
+    def run(self, m: str, argv: Iterable[str], pid: int | None = None, input: str | None = None,
+            timeout: float = 120) -> tuple[int, str, str]:
         """argv on machine m as root, in the namespace of pid (that
         machine's) when given: (returncode, stdout, stderr)."""
         words = (["mnexec", "-a", str(pid)] if pid else []) + list(argv)
@@ -396,18 +411,19 @@ class Cluster:
                            timeout=timeout)
         return r.returncode, r.stdout, r.stderr
 
-    def batch(self, m, tool, lines, pid=None, force=True, check=True):
+    def batch(self, m: str, tool: str, lines: Sequence[str], pid: int | None = None, force: bool = True,
+              check: bool = True) -> str:
         """`tool -batch -` on machine m (in pid's namespace when given)."""
         if not lines:
             return ""
         rc, _, err = self.run(m, [tool] + (["-force"] if force else []) + ["-batch", "-"], pid=pid,
                               input="\n".join(lines) + "\n")
         if check and rc != 0:
-            raise TestbedError("%s on %s: %s -batch failed: %s" % ("namespace %s" % pid if pid else "root", m,
-                                                                   tool, err.strip()[:600]))
+            where = f"namespace {pid}" if pid else "root"
+            raise TestbedError(f"{where} on {m}: {tool} -batch failed: {err.strip()[:600]}")
         return err
 
-    def spawn(self, m, pid, argv, **kw):
+    def spawn(self, m: str, pid: int, argv: Iterable[str], **kw: Any) -> subprocess.Popen:
         """A process in remote namespace pid, over a session with a
         terminal (-tt): ending the local ssh hangs the remote one up, so a
         process stopped here stops there too. A terminal has one output:
@@ -418,7 +434,7 @@ class Cluster:
         return subprocess.Popen(self._wrap(m, ["mnexec", "-a", str(pid)] + list(argv), tty=True),
                                 start_new_session=True, **kw)
 
-    def forward_socket(self, m, local, remote):
+    def forward_socket(self, m: str, local: str, remote: str) -> None:
         """The agent's control socket `remote` on machine m, answered at the
         local path `local` (ssh streamlocal forwarding over the master)."""
         os.makedirs(os.path.dirname(local), exist_ok=True)
@@ -427,12 +443,12 @@ class Cluster:
         except FileNotFoundError:
             pass
         cmd = ["ssh", "-q"] + self.ssh_extra + ["-o", "ControlPath=" + self.control_path(m), "-O", "forward",
-                                                "-L", "%s:%s" % (local, remote), "%s@%s" % (self.user, self.ip[m])]
+                                                "-L", f"{local}:{remote}", f"{self.user}@{self.ip[m]}"]
         r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=30)
         if r.returncode != 0:
-            raise TestbedError("cluster machine %s: forwarding %s failed: %s" % (m, remote, r.stderr.strip()[:200]))
+            raise TestbedError(f"cluster machine {m}: forwarding {remote} failed: {r.stderr.strip()[:200]}")
 
-    def stop_ns_processes(self, m, host_pids, comm=None, grace=5.0):
+    def stop_ns_processes(self, m: str, host_pids: Iterable[int], comm: str | None = None, grace: float = 5.0) -> str:
         """On machine m: SIGTERM to every process in the namespaces of
         host_pids (that machine's pids) but the shells themselves (only
         those named comm when given: an agent), SIGKILL to any left after
@@ -445,11 +461,12 @@ class Cluster:
                 "if (comm != \"\") { c = \"\"; f = \"/proc/\" q \"/comm\"; getline c < f; close(f); if (c != comm) next }; print q }'; }; ")
         script = ('nss=" "; for h in ' + pids + '; do n=$(readlink /proc/$h/ns/net) && nss="$nss$n "; done; ' + mine +
                   'kill -TERM $(mine) 2>/dev/null; t=0; '
-                  'while [ -n "$(mine)" ] && [ $t -lt %d ]; do sleep 0.1; t=$((t+1)); done; '
-                  'kill -KILL $(mine) 2>/dev/null; true' % int(grace * 10))
+                  f'while [ -n "$(mine)" ] && [ $t -lt {int(grace * 10)} ]; do sleep 0.1; t=$((t+1)); done; '
+                  'kill -KILL $(mine) 2>/dev/null; true')
         return self._run_quiet(m, script)
 
-    def end_machine(self, m, host_pids, group, names, sockets):
+    def end_machine(self, m: str, host_pids: Iterable[int], group: int, names: Iterable[str],
+                    sockets: Iterable[str]) -> str:
         """On machine m, once stop_ns_processes() has run: the host shells
         (SIGHUP, then SIGKILL), the run's agents' control sockets (a socket
         at one of those paths is its agents', now gone), and the
@@ -457,24 +474,25 @@ class Cluster:
         member is one of `names` (nothing is deleted by name alone: a name
         may be someone else's). Returns the problems ('' when none)."""
         pids = " ".join(str(p) for p in host_pids)
+        socks = " ".join(shlex.quote(x) for x in sockets)
+        ours = " ".join(names)
         script = (
-            'for h in %s; do kill -HUP $h 2>/dev/null; done; sleep 0.3; '
-            'for h in %s; do kill -KILL $h 2>/dev/null; done; '
-            'for s in %s; do [ -S "$s" ] && rm -f "$s"; done; '
-            'members=$(ip -o link show group %d 2>/dev/null | sed -n "s/^[0-9]*: \\([^:@]*\\).*/\\1/p"); '
-            'ok=1; for x in $members; do case " %s " in *" $x "*) ;; *) ok=0;; esac; done; '
-            'if [ -n "$members" ] && [ $ok = 1 ]; then ip link delete group %d; fi; true') % (
-                pids, pids, " ".join(shlex.quote(x) for x in sockets), group, " ".join(names), group)
+            f'for h in {pids}; do kill -HUP $h 2>/dev/null; done; sleep 0.3; '
+            f'for h in {pids}; do kill -KILL $h 2>/dev/null; done; '
+            f'for s in {socks}; do [ -S "$s" ] && rm -f "$s"; done; '
+            f'members=$(ip -o link show group {group:d} 2>/dev/null | sed -n "s/^[0-9]*: \\([^:@]*\\).*/\\1/p"); '
+            f'ok=1; for x in $members; do case " {ours} " in *" $x "*) ;; *) ok=0;; esac; done; '
+            f'if [ -n "$members" ] && [ $ok = 1 ]; then ip link delete group {group:d}; fi; true')
         return self._run_quiet(m, script)
 
     def _run_quiet(self, m, script):
         try:
             rc, _, err = self.run(m, ["sh", "-c", script], timeout=60)
         except (subprocess.SubprocessError, OSError) as e:
-            return "%s: %s" % (m, e)
-        return "" if rc == 0 else "%s: %s" % (m, err.strip()[:300])
+            return f"{m}: {e}"
+        return "" if rc == 0 else f"{m}: {err.strip()[:300]}"
 
-    def disconnect(self):
+    def disconnect(self) -> None:
         for node in self.nodes.values():
             try:
                 node.terminate()
@@ -514,7 +532,7 @@ def _read(path):
 
 
 # ------------------------------------------------------------------ options
-def add_options(group):
+def add_options(group: Any) -> None:
     """--cluster and its companions, on an argparse parser or group (the
     testbed's and the experiments'); `mn --cluster` spells it the same."""
     group.add_argument("--cluster", metavar="MACHINES", default=None,
@@ -530,7 +548,8 @@ def add_options(group):
                             "RemoteGRELink: gretap, MTU 1450)")
 
 
-def from_options(a, error, log=print):
+def from_options(a: argparse.Namespace, error: Callable[[str], NoReturn],
+                 log: Callable[[str], None] = print) -> Cluster | None:
     """The Cluster the options ask for, or None; error(message) on bad
     input (the parser's one-line error), before anything is built."""
     if not a.cluster:
@@ -538,7 +557,7 @@ def from_options(a, error, log=print):
     try:
         machines = parse_servers(a.cluster)
     except ValueError as e:
-        error("--cluster: %s" % e)
+        error(f"--cluster: {e}")
     if a.cluster_ssh_config and not os.path.isfile(a.cluster_ssh_config):
-        error("--cluster-ssh-config %s: no such file" % a.cluster_ssh_config)
+        error(f"--cluster-ssh-config {a.cluster_ssh_config}: no such file")
     return Cluster(machines, user=a.cluster_user, ssh_config=a.cluster_ssh_config, tunnel=a.cluster_tunnel, log=log)

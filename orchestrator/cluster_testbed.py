@@ -4,6 +4,8 @@ namespace goes through _ns_batch/_ns_set_up/_ns_sysctls: on this machine
 by the node's pid (netops), on another one over ssh in that machine's
 namespace (Cluster.batch). Without a cluster every node is `localhost`
 and these are netops' calls as before."""
+from __future__ import annotations
+
 import os
 import random
 import shutil
@@ -43,14 +45,14 @@ class ClusterTestbed:
             return self.cluster.nodes[self._machine(node)].pid
         return None
 
-    def ns_pid_here(self, node):
+    def ns_pid_here(self, node: str) -> int | None:
         """_ns_pid when that pid is one of this kernel's (every node without
         a cluster; with one, only when every machine is this kernel, as in
         the one-box test): what the experiments' samplers read /proc by.
         TestbedError otherwise."""
         if self._remote_node(node) and not self.cluster.same_kernel():
-            raise TestbedError("%s is on machine %s: its counters are not readable here (docs/cluster.md, "
-                               "limits)" % (node, self._machine(node)))
+            raise TestbedError(f"{node} is on machine {self._machine(node)}: its counters are not readable here "
+                               "(docs/cluster.md, limits)")
         return self._ns_pid(node)
 
     # ------------------------------------------------------ operations
@@ -65,14 +67,14 @@ class ClusterTestbed:
         """Interfaces up or down in node's namespace; the names missing."""
         if not self._remote_node(node):
             return netops.set_up(names, self._ns_pid(node), up)
-        err = self._ns_batch(node, "ip", ["link set dev %s %s" % (n, "up" if up else "down") for n in names],
-                             check=False)
-        return [n for n in names if "\"%s\"" % n in err or " %s " % n in err]
+        word = "up" if up else "down"
+        err = self._ns_batch(node, "ip", [f"link set dev {n} {word}" for n in names], check=False)
+        return [n for n in names if f'"{n}"' in err or f" {n} " in err]
 
     def _ns_sysctls(self, node, pairs):
         if not self._remote_node(node):
             return netops.write_sysctls(pairs, self._ns_pid(node))
-        script = "; ".join("echo %s > %s 2>/dev/null" % (v, p) for p, v in pairs) + "; true"
+        script = "; ".join(f"echo {v} > {p} 2>/dev/null" for p, v in pairs) + "; true"
         pid = self.hosts[node].pid if self.wiring.is_server(node) else None
         self.cluster.run(self._machine(node), ["sh", "-c", script], pid=pid)
         return None
@@ -92,9 +94,8 @@ class ClusterTestbed:
                                "/proc, which holds only this machine's processes; across real machines only the "
                                "testbed (make testbed) runs for now (docs/cluster.md)")
         if mtu < self.mtu:
-            self.log("*** cluster: links at MTU %d instead of %d: the %s tunnels carry no more over an underlay "
-                     "of MTU %d (docs/cluster.md)" % (mtu, self.mtu, c.tunnel.upper(),
-                                                     min(c.underlay_mtu.values())))
+            self.log(f"*** cluster: links at MTU {mtu:d} instead of {self.mtu:d}: the {c.tunnel.upper()} tunnels "
+                     f"carry no more over an underlay of MTU {min(c.underlay_mtu.values()):d} (docs/cluster.md)")
             self.mtu = mtu
         self.where = place(self.wiring, c.machines)
 
@@ -117,7 +118,7 @@ class ClusterTestbed:
         for m in c.remotes():  # where the agents there put their logs and control sockets
             rc, _, err = c.run(m, ["mkdir", "-p", os.path.join(state.STATE_DIR, "logs"), state.AGENT_SOCK_DIR])
             if rc != 0:
-                raise TestbedError("cluster machine %s: mkdir failed: %s" % (m, err.strip()[:200]))
+                raise TestbedError(f"cluster machine {m}: mkdir failed: {err.strip()[:200]}")
 
     def _new_host(self, s):
         m = self._machine(s["name"])
@@ -193,7 +194,7 @@ class ClusterTestbed:
         copy under the run's folder."""
         if not self._remote_node(name):
             return self._sock(name)
-        return os.path.join(self.cluster.dir, "ctl", "%s.sock" % name)
+        return os.path.join(self.cluster.dir, "ctl", f"{name}.sock")
 
     def _forward_ctl(self, names):
         for n in names:
@@ -237,7 +238,7 @@ class ClusterTestbed:
         _cluster_stop_processes); its ssh session here then ends by itself."""
         why = self.cluster.stop_ns_processes(self._machine(name), [self.hosts[name].pid], comm="dcn-agent")
         if why:
-            self.log("*** %s" % why)
+            self.log(f"*** {why}")
 
     def _cluster_disconnect(self):
         if not self.cluster:
