@@ -84,10 +84,12 @@ static int by_id(const void *a, const void *b)
 }
 
 /* Queues the servers u reaches over one cable or through switches not
- * seen yet, in id order. A switch seen before was reached from an earlier
- * server, which then queued every server behind it: none is lost. */
+ * seen yet, in id order when sorted (the distances do not depend on it).
+ * A switch seen before was reached from an earlier server, which then
+ * queued every server behind it: none is lost. */
 static uint32_t queue_server_neighbours(const dcn_topo *t, uint32_t u, const dcn_failures *f, uint32_t *mark,
-                                        uint32_t *parent, uint32_t *queue, uint32_t tail, uint32_t *stack)
+                                        uint32_t *parent, uint32_t *queue, uint32_t tail, uint32_t *stack,
+                                        int sorted)
 {
     uint32_t first = tail, sp = 0;
     stack[sp++] = u;
@@ -108,7 +110,8 @@ static uint32_t queue_server_neighbours(const dcn_topo *t, uint32_t u, const dcn
             queue[tail++] = w;
         }
     }
-    qsort(queue + first, tail - first, sizeof *queue, by_id);
+    if (sorted && tail - first > 1)
+        qsort(queue + first, tail - first, sizeof *queue, by_id);
     return tail;
 }
 
@@ -133,7 +136,8 @@ int dcn_bfs_server_tree(const dcn_topo *t, uint32_t src, const dcn_failures *f, 
         queue[tail++] = src;
     }
     while (head < tail)
-        tail = queue_server_neighbours(t, queue[head++], f, mark, parent_out, queue, tail, stack);
+        tail = queue_server_neighbours(t, queue[head++], f, mark, parent_out, queue, tail, stack,
+                                       parent_out || order_out);
     if (dist_out)
         memcpy(dist_out, mark, ns * sizeof *mark);
     if (order_out)
