@@ -5,6 +5,8 @@ the Python searches they replaced (kept here as the reference):
                       server graph, neighbours in id order (the broadcast tree)
   soak.Oracle         `dcn-topo components`: which servers reach each other
                       under failed links, servers and switches
+  topology.server_hops  `dcn-topo bfs` too: the smoke check's farthest pair
+                      (was Wiring.server_hops_from)
 
 Every source of several members of each family, and seeded random failure
 states. No root; ctest explib_graph_search runs it on the tree's dcn-topo
@@ -202,3 +204,42 @@ def test_set_down_and_connected_now():
     oracle.set_down(4.0, link=("h00", "s1_0"))
     assert not oracle.connected_now("h00", "h10")
     assert oracle.no_path_seconds("h00", "h10", 0.5, 5.0) == pytest.approx(1.0 + 1.0 + 1.0)  # [1,2) [3,4) [4,5]
+
+
+def old_server_hops_from(wiring, src):
+    """orchestrator/topology.py's Wiring.server_hops_from before it asked
+    dcn-topo, verbatim but for self."""
+    adj = {}
+    for l in wiring.links:
+        adj.setdefault(l["a"], []).append(l["b"])
+        adj.setdefault(l["b"], []).append(l["a"])
+
+    def server_neigh(s):
+        out, seen, q = set(), {s}, collections.deque([s])
+        while q:
+            v = q.popleft()
+            for w in adj.get(v, ()):
+                if w in seen:
+                    continue
+                seen.add(w)
+                if w in wiring.servers:
+                    out.add(w)
+                else:
+                    q.append(w)
+        return out
+
+    dist, q = {src: 0}, collections.deque([src])
+    while q:
+        v = q.popleft()
+        for w in server_neigh(v):
+            if w not in dist:
+                dist[w] = dist[v] + 1
+                q.append(w)
+    return dist
+
+
+@pytest.mark.parametrize("spec", ["bcube n=4 k=1", "mdcube n=2 k=1 m=5", "hcn n=4 h=2", "bcdc n=4", "tree"])
+def test_server_hops_is_the_python_search(spec):
+    w = topology.export(BUILD, spec)
+    for s in w.server_list[::3]:
+        assert topology.server_hops(BUILD, w.spec, s["name"]) == old_server_hops_from(w, s["name"]), (spec, s)
