@@ -243,3 +243,13 @@ def test_server_hops_is_the_python_search(spec):
     w = topology.export(BUILD, spec)
     for s in w.server_list[::3]:
         assert topology.server_hops(BUILD, w.spec, s["name"]) == old_server_hops_from(w, s["name"]), (spec, s)
+
+
+@pytest.mark.parametrize("spec", ["bcube n=4 k=1", "mdcube n=2 k=1 m=5", "bcn alpha=2 beta=2 h=1 gamma=0"])
+def test_far_pair_unchanged(spec):
+    from orchestrator import smoke
+    w = topology.export(BUILD, spec)
+    src = w.server_list[0]["name"]
+    dist = old_server_hops_from(w, src)
+    dst = max((d for d in dist if d != src), key=lambda d: (dist[d], w.servers[d]["id"]))
+    assert smoke.far_pair(types.SimpleNamespace(wiring=w, build_dir=BUILD)) == (src, dst, dist[dst])
