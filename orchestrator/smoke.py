@@ -13,6 +13,8 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from . import topology
+
 if TYPE_CHECKING:
     from .testbed import Testbed
 
@@ -148,7 +150,7 @@ def far_pair(tb: Testbed) -> tuple:
     """(src, dst, hops): server 0 and the server farthest from it in server hops."""
     w = tb.wiring
     src = w.server_list[0]["name"]
-    dist = w.server_hops_from(src)
+    dist = topology.server_hops(tb.build_dir, w.spec, src)
     dst = max((d for d in dist if d != src), key=lambda d: (dist[d], w.servers[d]["id"]))
     return src, dst, dist[dst]
 

@@ -6,7 +6,6 @@ import json
 import os
 import shlex
 import subprocess
-from collections import deque
 
 IFNAMSIZ = 15
 BRIDGE_PREFIX = "dcn"
@@ -39,7 +38,7 @@ def tool_path(build_dir: str, name: str) -> str | None:
 def _dcn_topo(build_dir, command, spec, *extra):
     """`dcn-topo COMMAND SPEC... EXTRA...` parsed as JSON; TopoError with
     its one line when it fails."""
-    if command not in ("export", "stats"):  # the commands whose JSON the orchestrator reads
+    if command not in ("export", "stats", "bfs"):  # the commands whose JSON the orchestrator reads
         raise ValueError(f"dcn-topo {command}: not a command the orchestrator runs")
     exe = tool_path(build_dir, "dcn-topo")
     if not exe:
@@ -66,6 +65,12 @@ def counts(build_dir: str, spec: str) -> dict:
         return {k: int(d[k]) for k in ("servers", "switches", "links")}
     except (KeyError, TypeError, ValueError) as e:
         raise TopoError(f"dcn-topo stats printed no usable counts ({type(e).__name__}: {e})") from None
+
+
+def server_hops(build_dir: str, spec: str, src: str) -> dict[str, int]:
+    """Distance in server hops (one cable, or a chain of switches, is one
+    hop) from src to every server it reaches, from `dcn-topo bfs`."""
+    return _dcn_topo(build_dir, "bfs", spec, src)["distance"]
 
 
 def export(build_dir: str, spec: str) -> Wiring:
@@ -150,35 +155,3 @@ class Wiring:
                 return True
             parent[ra] = rb
         return False
-
-    def server_hops_from(self, src: str) -> dict[str, int]:
-        """Distance in server hops (1 = direct neighbour over one switch, one
-        cable or a switch-switch fiber chain) from src to every server, BFS
-        over the exported links."""
-        adj = {}
-        for l in self.links:
-            adj.setdefault(l["a"], []).append(l["b"])
-            adj.setdefault(l["b"], []).append(l["a"])
-
-        def server_neigh(s):
-            out, seen, q = set(), {s}, deque([s])
-            while q:
-                v = q.popleft()
-                for w in adj.get(v, ()):
-                    if w in seen:
-                        continue
-                    seen.add(w)
-                    if w in self.servers:
-                        out.add(w)
-                    else:
-                        q.append(w)
-            return out
-
-        dist, q = {src: 0}, deque([src])
-        while q:
-            v = q.popleft()
-            for w in server_neigh(v):
-                if w not in dist:
-                    dist[w] = dist[v] + 1
-                    q.append(w)
-        return dist

@@ -12,7 +12,8 @@ beside the analytic prediction:
   pre_family()      --family, read before the Experiment is named
   tree_spec()       the tree baseline: leaves of the family's switch size
   Graph             the logical server graph (servers adjacent when they
-                    share a switch or a cable), hop distances, BFS trees
+                    share a switch or a cable); its hop distances and BFS
+                    trees come from the C library (dcn-topo bfs)
   multicast_tree()  BCDC's BMulticast (Alg. 2) on the family's routing
   broadcast_tree()  BBroadcast: flooding with duplicate suppression, i.e.
                     the BFS tree of the first copies
@@ -122,9 +123,11 @@ def server_hops(path: list[str]) -> int:
 
 class Graph:
     """The logical server graph of an export: two servers are adjacent when
-    they share a switch or a cable; `via` names the switch (None: cable)."""
+    they share a switch or a cable; `via` names the switch (None: cable).
+    Its searches are the C library's (`dcn-topo bfs`), asked once per source."""
 
-    def __init__(self, exp: dict) -> None:
+    def __init__(self, exp: dict, ex: Experiment, spec: str) -> None:
+        self.ex, self.spec = ex, spec
         self.servers = [s["name"] for s in exp["servers"]]
         self.ids = {s["name"]: s["id"] for s in exp["servers"]}
         self.is_server = set(self.servers)
@@ -143,22 +146,17 @@ class Graph:
                 for y in hosts:
                     if x != y:
                         self.adj[x][y] = sw
+        self._bfs = {}
 
-    def neighbours(self, x: str) -> list:
-        return sorted(self.adj[x], key=lambda y: self.ids[y])
-
-    def bfs(self, src: str) -> tuple:
-        """(distance, parent): breadth first, neighbours in id order."""
-        dist, parent = {src: 0}, {src: None}
-        q = collections.deque([src])
-        while q:
-            x = q.popleft()
-            for y in self.neighbours(x):
-                if y not in dist:
-                    dist[y] = dist[x] + 1
-                    parent[y] = x
-                    q.append(y)
-        return dist, parent
+    def bfs(self, src: str) -> tuple[dict[str, int], dict[str, str | None]]:
+        """(distance, parent) of every server src reaches, in the order
+        reached: breadth first over the server graph, neighbours in id
+        order (`dcn-topo bfs`; the parent of src is None)."""
+        if src not in self._bfs:
+            d = traffic.topo_json(self.ex, "bfs", *self.spec.split(), src)
+            self._bfs[src] = (d["distance"], d["parent"])
+        dist, parent = self._bfs[src]
+        return dict(dist), dict(parent)
 
 
 def multicast_tree(ex: Experiment, spec: str, g: Graph, src: str, targets: list[str], algo: str | None) -> dict[str,
@@ -294,7 +292,7 @@ def tree_pattern(ex: Experiment, pattern: str, doc_paper: str) -> int:
     F = FAMILIES[fam]
     a = ex.a
     exp = export(ex, a.topo)
-    g = Graph(exp)
+    g = Graph(exp, ex, a.topo)
     tree = a.tree or tree_spec(exp)
     src = a.src or F["pair"][0]
     if src not in g.ids:

@@ -7,7 +7,7 @@ every agent's memory, and agent crashes recorded.
              controller asks for), spoken to over stdin/stdout
   Oracle     whether two servers had a path at a time, from the wiring and
              the failures in force (servers relay: they are nodes of the
-             graph like switches)
+             graph like switches), as dcn-topo components computes it
   Injector   the seeded failure schedule on the Testbed's failure API, plus
              SIGKILL of an agent and its restart
   Phase      one network: traffic, failures, crash watch, RSS samples,
@@ -29,7 +29,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from . import agentctl, tcpstats
+from . import agentctl, tcpstats, traffic
 from .experiment import ExperimentError
 
 if TYPE_CHECKING:
@@ -157,19 +157,15 @@ class Oracle:
     """Reachability between servers under the failures in force. Servers
     forward (every family here is server-centric), so the graph's nodes are
     servers and switches; a failed server or switch is removed, a failed
-    link is removed."""
+    link is removed. The search is the C library's: one `dcn-topo
+    components` per failure state asked about, which labels every server."""
 
-    def __init__(self, wiring: Wiring) -> None:
-        self.w = wiring
-        self.adj = collections.defaultdict(list)
-        for l in wiring.links:
-            key = frozenset((l["a"], l["b"]))
-            self.adj[l["a"]].append((l["b"], key))
-            self.adj[l["b"]].append((l["a"], key))
+    def __init__(self, wiring: Wiring, ex: Experiment) -> None:
+        self.w, self.ex = wiring, ex
         self.links = set()
         self.nodes = set()
         self.history = [(0.0, frozenset(), frozenset())]   # (from unix time, down links, down nodes)
-        self._memo = {}
+        self._memo = {}     # (down links, down nodes) -> {server: component, None when down}
 
     def set_down(self, t: float, link: tuple[str, str] | None = None, node: str | None = None,
                  down: bool = True) -> None:
@@ -179,25 +175,18 @@ class Oracle:
             (self.nodes.add if down else self.nodes.discard)(node)
         self.history.append((t, frozenset(self.links), frozenset(self.nodes)))
 
+    def components(self, links: frozenset, nodes: frozenset) -> dict[str, int | None]:
+        """{server: its component} with these links and nodes down."""
+        key = (links, nodes)
+        if key not in self._memo:
+            args = [w for n in sorted(nodes) for w in ("--fail-node", n)]
+            args += [w for l in sorted(tuple(sorted(l)) for l in links) for w in ("--fail-link", ",".join(l))]
+            self._memo[key] = traffic.topo_json(self.ex, "components", *self.w.spec.split(), *args)["component"]
+        return self._memo[key]
+
     def _connected(self, links, nodes, src, dst):
-        key = (links, nodes, src, dst)
-        if key in self._memo:
-            return self._memo[key]
-        ok = False
-        if src not in nodes and dst not in nodes:
-            seen, todo = {src}, [src]
-            while todo and not ok:
-                x = todo.pop()
-                for y, k in self.adj[x]:
-                    if y in seen or y in nodes or k in links:
-                        continue
-                    if y == dst:
-                        ok = True
-                        break
-                    seen.add(y)
-                    todo.append(y)
-        self._memo[key] = ok
-        return ok
+        comp = self.components(links, nodes)
+        return comp[src] is not None and comp[src] == comp[dst]
 
     def connected_now(self, src: str, dst: str) -> bool:
         return self._connected(frozenset(self.links), frozenset(self.nodes), src, dst)
@@ -409,7 +398,7 @@ class Phase:
         self.ex, self.net, self.tb, self.label, self.a, self.rnd = ex, net, net.tb, label, a, rnd
         self.w = self.tb.wiring
         self.servers = [s["name"] for s in self.w.server_list]
-        self.oracle = Oracle(self.w)
+        self.oracle = Oracle(self.w, ex)
         churn = sorted(rnd.sample(self.servers, min(a.churn_servers, len(self.servers))),
                        key=lambda x: self.w.servers[x]["id"])
         self.injector = Injector(ex, self.tb, self.oracle, rnd, churn, a.mean_gap, a.down_min, a.down_max,

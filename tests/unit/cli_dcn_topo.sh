@@ -40,6 +40,15 @@ expect 2 "exactly one SRC" -- trees bcube n=4 k=1 h00 h01
 expect 2 "exactly one SRC" -- trees bcube n=4 k=1
 expect 2 "needs a full BCube \(parts=n\)" -- trees bcube n=4 k=1 parts=2 h00
 expect 2 "32768 servers, at most 4096" -- trees bcube n=8 k=4 h00000
+# bfs and components (the server graph's BFS tree, components under failures)
+expect 2 "no node named 'h99'" -- bfs bcube n=4 k=1 h99
+expect 2 "is a switch" -- bfs bcube n=4 k=1 s0_0
+expect 2 "usage" -- bfs bcube
+expect 2 "no node named 'nosuch'" -- bfs bcube n=4 k=1 h00 --fail-node nosuch
+expect 2 "no node named 'q'" -- components bcube n=4 k=1 --fail-node q
+expect 2 "not cabled together" -- components bcube n=4 k=1 --fail-link h00,h01
+expect 2 "takes NODE,NODE" -- components bcube n=4 k=1 --fail-link h00
+expect 2 "n=1 is out of range" -- components bcube n=1
 good() { # good DESCRIPTION PYTHON-CHECK -- ARGS...
   local what=$1 check=$2; shift 3
   if "$T" "$@" | /usr/bin/python3 -c "import json,sys; d=json.load(sys.stdin); $check"; then pass=$((pass+1));
@@ -48,6 +57,10 @@ good() { # good DESCRIPTION PYTHON-CHECK -- ARGS...
 good "replicas: 01 and 10 exchange via 11" 'e={(x["from"],x["to"]):x for x in d["edges"]}; assert len(e)==6 and d["targets"]=={"h01":0,"h10":1}; assert e[("h01","h10")]["path"]==["h01","s1_1","h11","s0_1","h10"] and e[("h10","h01")]["via"]=="h11"; assert e[("h00","h01")]["path"]==["h00","s0_0","h01"] and e[("h00","h01")]["via"] is None' -- replicas bcube n=4 k=1 h00 h01 h10
 good "trees: the notes' two trees from 00" 't=d["trees"]; assert len(t)==2 and d["servers"]==16; assert [x["root"] for x in t]==["h01","h10"] and [x["depth"] for x in t]==[7,7]; assert t[0]["parent"]["h10"]=="h13" and t[1]["parent"]["h01"]=="h31" and t[1]["level"]["h01"]==1; assert all(len(x["parent"])==15 and len(x["edges"])==15 and sum(map(len,x["children"].values()))==15 for x in t); assert t[0]["children"]["h00"]==["h01"] and t[0]["edges"][0]["path"]==["h00","s0_0","h01"]' -- trees bcube n=4 k=1 h00
 good "trees: BCube_3 n=4, 4 trees of depth 13" 'assert [x["depth"] for x in d["trees"]]==[13]*4 and len({(e["parent"],e["child"]) for x in d["trees"] for e in x["edges"]})==4*255' -- trees bcube n=4 k=3 h0123
+good "bfs: h01 behind h11 when s0_0 is down" 'assert d["reached"]==16 and d["distance"]["h01"]==3 and d["parent"]["h01"]=="h11" and d["parent"]["h00"] is None and list(d["distance"])[:4]==["h00","h10","h20","h30"]' -- bfs bcube n=4 k=1 h00 --fail-node s0_0
+good "bfs: a failed source reaches nothing" 'assert d["reached"]==0 and d["distance"]=={}' -- bfs bcube n=4 k=1 h00 --fail-node h00
+good "components: h00 cut off" 'c=d["component"]; assert d["components"]==2 and c["h00"]==0 and set(c.values())=={0,1} and c["h33"]==1' -- components bcube n=4 k=1 --fail-node s0_0 --fail-node s1_0
+good "components: a failed server is null" 'c=d["component"]; assert d["components"]==1 and c["h5"] is None and c["h0"]==0' -- components tree --fail-node h5
 # A good call succeeds and prints JSON.
 if "$T" export tree | /usr/bin/python3 -c 'import json,sys; d=json.load(sys.stdin); assert len(d["servers"])==16' ; then pass=$((pass+1)); else echo "FAIL: export tree"; fail=$((fail+1)); fi
 echo "$pass passed, $fail failed"

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "topo/bcube_addr.h"
 #include "topo/bfs.h"
 #include "topo/families/bcube_multicast.h"
@@ -11,7 +12,6 @@
 #include "topo/json.h"
 #include "topo/topo.h"
 
-#define EXIT_USAGE 2
 #define MAX_WORDS 512
 
 static void usage(FILE *out)
@@ -20,28 +20,15 @@ static void usage(FILE *out)
           "       dcn-topo paths  FAMILY key=value... SRC DST [--algo NAME] [--fail-node NODE]...\n"
           "                       [--fail-link NODE,NODE]... [--seed N]\n"
           "       dcn-topo stats  FAMILY key=value... [--bfs-limit N]\n"
+          "       dcn-topo bfs    FAMILY key=value... SRC [--fail-node NODE]... [--fail-link NODE,NODE]...\n"
+          "                       (the server graph's BFS tree: hops and parents, neighbours in id order)\n"
+          "       dcn-topo components FAMILY key=value... [--fail-node NODE]... [--fail-link NODE,NODE]...\n"
+          "                       (each server's connected component under the failures)\n"
           "       dcn-topo replicas bcube key=value... SRC TARGET... (Theorem 4's complete graph)\n"
           "       dcn-topo trees    bcube key=value... SRC           (BuildMultipleSPTs, Theorem 5)\n"
           "       dcn-topo families\n"
           "Nodes are named as in `dcn-topo export` (or #ID). Output is JSON on stdout.\n",
           out);
-}
-
-static void write_params(dcn_json *j, const dcn_topo *t)
-{
-    const dcn_family *fam = t->family;
-    dcn_json_obj_begin(j, "params");
-    for (int i = 0; i < fam->n_params; i++) {
-        if (fam->params[i].type == DCN_PARAM_DIMS) {
-            dcn_json_arr_begin(j, fam->params[i].name);
-            for (long d = 0; d < t->params.value[i]; d++)
-                dcn_json_int(j, NULL, t->params.dims[i][d]);
-            dcn_json_arr_end(j);
-        } else {
-            dcn_json_int(j, fam->params[i].name, t->params.value[i]);
-        }
-    }
-    dcn_json_obj_end(j);
 }
 
 static const char *link_kind(const dcn_topo *t, uint32_t a, uint32_t b)
@@ -61,7 +48,7 @@ static int cmd_export(const dcn_topo *t)
     dcn_json_init(&j, stdout, 2);
     dcn_json_obj_begin(&j, NULL);
     dcn_json_str(&j, "family", t->family->name);
-    write_params(&j, t);
+    cli_write_params(&j, t);
     for (int kind = 0; kind < 2; kind++) {
         dcn_json_arr_begin(&j, kind ? "switches" : "servers");
         uint32_t first = kind ? t->n_servers : 0, last = kind ? dcn_n_nodes(t) : t->n_servers;
@@ -97,40 +84,6 @@ static int cmd_export(const dcn_topo *t)
     return 0;
 }
 
-static uint32_t lookup_or_die(const dcn_topo *t, const char *name, int want_server)
-{
-    uint32_t v = dcn_node_lookup(t, name);
-    if (v == DCN_NONE) {
-        fprintf(stderr, "dcn-topo: no node named '%s' in this %s\n", name, t->family->name);
-        return DCN_NONE;
-    }
-    if (want_server && dcn_kind(t, v) != DCN_SERVER) {
-        fprintf(stderr, "dcn-topo: '%s' is a switch; paths run between servers\n", name);
-        return DCN_NONE;
-    }
-    return v;
-}
-
-static int add_failed_link(const dcn_topo *t, dcn_failures *f, const char *spec)
-{
-    char buf[2 * DCN_NAME_MAX + 2];
-    const char *comma = strchr(spec, ',');
-    if (!comma || strlen(spec) >= sizeof buf) {
-        fprintf(stderr, "dcn-topo: --fail-link takes NODE,NODE, not '%s'\n", spec);
-        return -1;
-    }
-    strcpy(buf, spec);
-    buf[comma - spec] = '\0';
-    uint32_t a = lookup_or_die(t, buf, 0), b = lookup_or_die(t, buf + (comma - spec) + 1, 0);
-    if (a == DCN_NONE || b == DCN_NONE)
-        return -1;
-    if (dcn_fail_link(f, t, a, b) < 0) {
-        fprintf(stderr, "dcn-topo: --fail-link %s: the two nodes are not cabled together\n", spec);
-        return -1;
-    }
-    return 0;
-}
-
 static void write_path(dcn_json *j, const dcn_topo *t, const dcn_path *p)
 {
     char name[DCN_NAME_MAX];
@@ -143,7 +96,7 @@ static void write_path(dcn_json *j, const dcn_topo *t, const dcn_path *p)
 }
 
 static int cmd_paths(const dcn_topo *t, const char *srcname, const char *dstname, const char *algo_name,
-                     char **fail_nodes, int n_fail_nodes, char **fail_links, int n_fail_links, unsigned long seed)
+                     const cli_fail_args *fails, unsigned long seed)
 {
     const dcn_algo *algo = dcn_family_algo(t->family, algo_name);
     if (!algo) {
@@ -153,7 +106,7 @@ static int cmd_paths(const dcn_topo *t, const char *srcname, const char *dstname
         fprintf(stderr, " shortest)\n");
         return EXIT_USAGE;
     }
-    uint32_t src = lookup_or_die(t, srcname, 1), dst = lookup_or_die(t, dstname, 1);
+    uint32_t src = cli_lookup(t, srcname, 1), dst = cli_lookup(t, dstname, 1);
     if (src == DCN_NONE || dst == DCN_NONE)
         return EXIT_USAGE;
     if (src == dst) {
@@ -161,23 +114,12 @@ static int cmd_paths(const dcn_topo *t, const char *srcname, const char *dstname
         return EXIT_USAGE;
     }
     dcn_failures f;
-    if (dcn_failures_init(&f, t) < 0) {
-        fprintf(stderr, "dcn-topo: out of memory\n");
-        return 1;
-    }
-    int rc = EXIT_USAGE;
-    for (int i = 0; i < n_fail_nodes; i++) {
-        uint32_t v = lookup_or_die(t, fail_nodes[i], 0);
-        if (v == DCN_NONE)
-            goto out;
-        dcn_fail_node(&f, v);
-    }
-    for (int i = 0; i < n_fail_links; i++)
-        if (add_failed_link(t, &f, fail_links[i]) < 0)
-            goto out;
+    int rc = cli_failures(t, fails, &f);
+    if (rc < 0)
+        return rc == -1 ? EXIT_USAGE : 1;
     dcn_rng rng;
     dcn_rng_seed(&rng, seed);
-    dcn_route_ctx ctx = {(n_fail_nodes || n_fail_links) ? &f : NULL, &rng};
+    dcn_route_ctx ctx = {(fails->n_nodes || fails->n_links) ? &f : NULL, &rng};
     dcn_pathset *set = calloc(1, sizeof *set);
     if (!set) {
         rc = 1;
@@ -232,7 +174,7 @@ static int cmd_stats(const dcn_topo *t, unsigned long bfs_limit)
     dcn_json_init(&j, stdout, 2);
     dcn_json_obj_begin(&j, NULL);
     dcn_json_str(&j, "family", t->family->name);
-    write_params(&j, t);
+    cli_write_params(&j, t);
     dcn_json_int(&j, "servers", t->n_servers);
     dcn_json_int(&j, "switches", t->n_switches);
     uint64_t kinds[3] = {0, 0, 0}, used_ports = 0;
@@ -392,11 +334,11 @@ static int replicas_graph(const dcn_topo *t, char **names, int nnames)
         fprintf(stderr, "dcn-topo: replicas: %d targets, at most k+1 = %u (one per level)\n", nnames - 1, d.k + 1);
         return EXIT_USAGE;
     }
-    uint32_t src = lookup_or_die(t, names[0], 1), targets[BC_MAX_LEVELS];
+    uint32_t src = cli_lookup(t, names[0], 1), targets[BC_MAX_LEVELS];
     if (src == DCN_NONE)
         return EXIT_USAGE;
     for (int i = 1; i < nnames; i++)
-        if ((targets[i - 1] = lookup_or_die(t, names[i], 1)) == DCN_NONE)
+        if ((targets[i - 1] = cli_lookup(t, names[i], 1)) == DCN_NONE)
             return EXIT_USAGE;
     bc_graph_edge edges[BC_GRAPH_MAX_EDGES];
     const char *why;
@@ -418,7 +360,7 @@ static int replicas_graph(const dcn_topo *t, char **names, int nnames)
     dcn_json_init(&j, stdout, 2);
     dcn_json_obj_begin(&j, NULL);
     dcn_json_str(&j, "family", t->family->name);
-    write_params(&j, t);
+    cli_write_params(&j, t);
     dcn_json_str(&j, "source", names[0]);
     dcn_json_obj_begin(&j, "targets");
     for (int i = 0; i < m && edges[i].from == src; i++) {
@@ -566,7 +508,7 @@ static int spanning_trees(const dcn_topo *t, char **names, int nnames)
         fprintf(stderr, "dcn-topo: trees: %u servers, at most %d\n", t->n_servers, TREES_MAX_SERVERS);
         return EXIT_USAGE;
     }
-    uint32_t src = lookup_or_die(t, names[0], 1);
+    uint32_t src = cli_lookup(t, names[0], 1);
     if (src == DCN_NONE)
         return EXIT_USAGE;
     uint32_t ns = t->n_servers, levels = d.k + 1;
@@ -584,7 +526,7 @@ static int spanning_trees(const dcn_topo *t, char **names, int nnames)
     dcn_json_init(&j, stdout, 2);
     dcn_json_obj_begin(&j, NULL);
     dcn_json_str(&j, "family", t->family->name);
-    write_params(&j, t);
+    cli_write_params(&j, t);
     dcn_json_str(&j, "source", names[0]);
     dcn_json_int(&j, "servers", ns);
     dcn_json_arr_begin(&j, "trees");
@@ -696,17 +638,19 @@ int main(int argc, char **argv)
         return cmd_replicas(npos - 1, pos + 1);
     if (!strcmp(cmd, "trees"))
         return cmd_trees(npos - 1, pos + 1);
-    int is_paths = !strcmp(cmd, "paths");
-    if (strcmp(cmd, "export") && strcmp(cmd, "stats") && !is_paths) {
+    /* the node names after the parameters: paths SRC DST, bfs SRC */
+    int names = !strcmp(cmd, "paths") ? 2 : !strcmp(cmd, "bfs") ? 1 : 0;
+    if (!names && strcmp(cmd, "export") && strcmp(cmd, "stats") && strcmp(cmd, "components")) {
         fprintf(stderr, "dcn-topo: unknown command '%s'\n", cmd);
         usage(stderr);
         return EXIT_USAGE;
     }
-    if (npos < 2 || (is_paths && npos < 4)) {
+    if (npos < 2 + names) {
         usage(stderr);
         return EXIT_USAGE;
     }
-    int nparams = npos - 2 - (is_paths ? 2 : 0);
+    int nparams = npos - 2 - names;
+    cli_fail_args fails = {fail_nodes, n_fail_nodes, fail_links, n_fail_links};
     char err[512];
     dcn_topo t;
     if (dcn_topo_build(&t, pos[1], nparams, pos + 2, err, sizeof err) < 0) {
@@ -718,9 +662,12 @@ int main(int argc, char **argv)
         rc = cmd_export(&t);
     else if (!strcmp(cmd, "stats"))
         rc = cmd_stats(&t, bfs_limit);
+    else if (!strcmp(cmd, "bfs"))
+        rc = cmd_bfs(&t, pos[npos - 1], &fails);
+    else if (!strcmp(cmd, "components"))
+        rc = cmd_components(&t, &fails);
     else
-        rc = cmd_paths(&t, pos[npos - 2], pos[npos - 1], algo, fail_nodes, n_fail_nodes, fail_links, n_fail_links,
-                       seed);
+        rc = cmd_paths(&t, pos[npos - 2], pos[npos - 1], algo, &fails, seed);
     dcn_topo_free(&t);
     return rc;
 }
