@@ -21,15 +21,26 @@ static int parse_u32(const char *s, uint32_t lo, uint32_t hi, uint32_t *out)
 }
 
 /* "on" or "off" for the option `name`; else -1 with err filled */
+/* An option with two values: 0 for `first`, 1 for `second`, -1 (and err
+ * naming both) for anything else. */
+static int parse_choice(const char *name, const char *s, const char *first, const char *second, char *err,
+                        size_t errlen)
+{
+    if (strcmp(s, first) == 0)
+        return 0;
+    if (strcmp(s, second) == 0)
+        return 1;
+    snprintf(err, errlen, "%s must be %s or %s, got '%s'", name, first, second, s);
+    return -1;
+}
+
 static int parse_on_off(const char *name, const char *s, bool *out, char *err, size_t errlen)
 {
-    bool on = strcmp(s, "on") == 0;
-    if (on || strcmp(s, "off") == 0) {
-        *out = on;
-        return 0;
-    }
-    snprintf(err, errlen, "%s must be on or off, got '%s'", name, s);
-    return -1;
+    int c = parse_choice(name, s, "on", "off", err, errlen);
+    if (c < 0)
+        return -1;
+    *out = c == 0;
+    return 0;
 }
 
 static int copy(char *dst, size_t cap, const char *src)
@@ -249,30 +260,24 @@ int agent_options_parse(agent_options *o, int argc, char **argv, char *err, size
             }
             break;
         }
-        case OPT_MDCUBE_ROUTING:
-            if (strcmp(a, "hier") == 0)
-                o->mdcube_routing = ENGINE_MDCUBE_HIER;
-            else if (strcmp(a, "source") == 0)
-                o->mdcube_routing = ENGINE_MDCUBE_SOURCE;
-            else {
-                snprintf(err, errlen, "--mdcube-routing must be hier or source, got '%s'", a);
+        case OPT_MDCUBE_ROUTING: {
+            int choice = parse_choice("--mdcube-routing", a, "hier", "source", err, errlen);
+            if (choice < 0)
                 return -1;
-            }
+            o->mdcube_routing = choice == 0 ? ENGINE_MDCUBE_HIER : ENGINE_MDCUBE_SOURCE;
             break;
+        }
         case OPT_TUN_OFFLOAD:
             if (parse_on_off("--tun-offload", a, &o->tun_offload, err, errlen) < 0)
                 return -1;
             break;
-        case OPT_DATA_PATH:
-            if (strcmp(a, "agent") == 0)
-                o->data_path = DATA_PATH_AGENT;
-            else if (strcmp(a, "kernel") == 0)
-                o->data_path = DATA_PATH_KERNEL;
-            else {
-                snprintf(err, errlen, "--data-path must be agent or kernel, got '%s'", a);
+        case OPT_DATA_PATH: {
+            int choice = parse_choice("--data-path", a, "agent", "kernel", err, errlen);
+            if (choice < 0)
                 return -1;
-            }
+            o->data_path = choice == 0 ? DATA_PATH_AGENT : DATA_PATH_KERNEL;
             break;
+        }
         case OPT_RELAY_COPY:
             if (parse_on_off("--relay-copy", a, &o->relay_copy, err, errlen) < 0)
                 return -1;
