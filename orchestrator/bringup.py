@@ -475,8 +475,12 @@ class BringUp(ClusterTestbed):
                 ml.append(f'link set dev {b} group {self.state.data["dev_group"]:d} up')
             for machine, ml in lines.items():
                 self._machine_batch(machine, "ip", ml, force=False)
+            sysctls = {}  # by machine: one of its switches, and every bridge's setting there
             for s in w.switch_list:
-                self._ns_sysctls(s["name"], [(f'/proc/sys/net/ipv6/conf/{w.bridge[s["name"]]}/disable_ipv6', "1")])
+                _, pairs = sysctls.setdefault(self._machine(s["name"]), (s["name"], []))
+                pairs.append((f'/proc/sys/net/ipv6/conf/{w.bridge[s["name"]]}/disable_ipv6', "1"))
+            for node, pairs in sysctls.values():
+                self._ns_sysctls(node, pairs)
         self.log(f'*** {len(w.switch_list)} {"OVS" if self.is_ovs else "Linux"} bridges')
 
 
