@@ -7,7 +7,8 @@ and h01 to h12) and no failure injected. After the traffic every agent's
 counters are summed: neighbours declared dead and up again, path-failure
 messages sent, received, adopted and not adopted, probe responses dropped
 as coming from the wrong neighbour or capped, failures received again
-within 50 ms. A counter a build lacks reads as absent (None), not 0.
+within 50 ms; and path selection's probes answered, ignored, timed out
+and the path switches. A counter a build lacks reads as absent (None), not 0.
 
 Prints one RESULT line per run and writes runs.csv and summary.json
 under --out.
@@ -26,7 +27,11 @@ from explib import Experiment, agentctl, traffic  # noqa: E402
 COUNTERS = ("neighbor_down_events", "neighbor_up_events", "path_failure_tx", "path_failure_rx",
             "path_failure_overheard", "path_failure_not_adopted", "drop_failure_rate_limited",
             "drop_fail_rate_limited_rx", "drop_fail_wrong_neighbor", "drop_probe_resp_wrong_neighbor",
-            "probe_resp_capped", "probe_tx", "probe_resp_tx", "probe_resp_rx")
+                        "probe_resp_capped", "probe_tx", "probe_resp_tx", "probe_resp_rx")
+# path selection's own (dcn-ctl counters, "path_select"): whether answers
+# were taken, ignored as on another path, or timed out, and what moved
+PS_COUNTERS = ("probes_sent", "probe_responses", "probe_responses_stale", "probe_responses_wrong_path",
+               "probe_timeouts", "path_switches", "moves_deferred", "failures_heard", "faildb_entries")
 FLOWS = (("h00", "h13"), ("h01", "h12"))
 
 
@@ -34,12 +39,14 @@ def one_run(ex, a, build, build_dir, rnd):
     ex.a.build_dir = build_dir
     with ex.testbed(a.topo, f"{build}_r{rnd}") as net:
         tb = net.tb
-        flows = [traffic.Flow(s, d, seconds=a.seconds, label=f"{s}-{d}") for s, d in FLOWS]
+        pairs = [p.split("-") for p in a.pairs.split(",")] if a.pairs else FLOWS
+        flows = [traffic.Flow(s, d, seconds=a.seconds, label=f"{s}-{d}-{i:d}") for i, (s, d) in enumerate(pairs)]
         traffic.run_flows(ex, tb, flows, timeout=a.seconds + 120)
-        per_agent = {n: agentctl.counters(tb, n) for n in sorted(tb.agents)}
+        replies = {n: agentctl.ctl(tb, n, "counters") or {} for n in sorted(tb.agents)}
+        per_agent = {n: {**r.get("counters", {}), **r.get("path_select", {})} for n, r in replies.items()}
         summ = [f.summary() for f in flows]
     totals = {}
-    for k in COUNTERS:
+    for k in COUNTERS + PS_COUNTERS:
         seen = [c[k] for c in per_agent.values() if k in c]
         totals[k] = sum(seen) if seen else None
     return {"build": build, "round": rnd, **totals,
@@ -51,6 +58,9 @@ def run(ex):
     ex.add_argument("--rounds", type=int, default=2, help="rounds of A then B (default 2)")
     ex.add_argument("--seconds", type=int, default=25, help="traffic per run (default 25)")
     ex.add_argument("--topo", default="bcube n=4 k=1")
+    ex.add_argument("--pairs", default="",
+                    help="connections as SRC-DST,SRC-DST (default h00-h13,h01-h12; "
+                         "h00-h13,h00-h13 is the one-to-one's pair)")
     ex.set_defaults(hello_ms=50, switch="lxbr")
     a = ex.parse()
     builds = (("A", os.path.abspath(a.build_dir)), ("B", os.path.abspath(a.build_dir_b)))
