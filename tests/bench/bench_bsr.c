@@ -58,7 +58,7 @@ static int io_send(void *ctx, const bsr_flow_key *k, uint32_t seq, const dcn_pat
 static void answer_all(bsr *b, bench_io *io, dcn_rng *r)
 {
     for (uint32_t i = 0; i < io->n; i++)
-        bsr_on_probe_response(b, &io->key[i], io->seq[i], 100 + dcn_rng_below(r, 900));
+        bsr_on_probe_response(b, &io->key[i], io->seq[i], 100 + dcn_rng_below(r, 900), NULL);
     io->n = 0;
 }
 

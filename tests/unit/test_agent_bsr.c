@@ -132,7 +132,7 @@ static int probe_on(const fx *x, uint32_t from, const bsr_flow_key *k, const dcn
 static void answer(fx *x, int i, uint32_t avail)
 {
     ck_assert_int_ge(i, 0);
-    bsr_on_probe_response(x->b, &x->probe[i].key, x->probe[i].seq, avail);
+    bsr_on_probe_response(x->b, &x->probe[i].key, x->probe[i].seq, avail, NULL);
 }
 
 static bool flow_info(const fx *x, const bsr_flow_key *k, bsr_flow_info *out)
@@ -397,7 +397,7 @@ static uint64_t run_model(fx *x, const load_model *m, uint32_t dst, uint64_t ms,
         while (*answered_upto < x->n_probes) {
             fake_probe *p = &x->probe[(*answered_upto)++];
             if (!m->dead || !dcn_path_contains(&p->path, *m->dead))
-                bsr_on_probe_response(x->b, &p->key, p->seq, path_avail(x, m, p));
+                bsr_on_probe_response(x->b, &p->key, p->seq, path_avail(x, m, p), NULL);
         }
         x->now += TICK_MS;
         bsr_tick(x->b);
@@ -1520,7 +1520,7 @@ START_TEST(bad_input_is_rejected)
     bsr_counters cc = counters(x);
     ck_assert_uint_eq(cc.failures_ignored, 3);
     ck_assert_uint_eq(cc.faildb_entries, 0);
-    bsr_on_probe_response(x->b, &k, 12345, 10);
+    bsr_on_probe_response(x->b, &k, 12345, 10, NULL);
     ck_assert_uint_eq(counters(x).probe_responses_stale, 1);
     /* The same 5-tuple towards another server restarts the flow. */
     bsr_flow_key kk = key_of(x, 5, 1);
@@ -1531,7 +1531,7 @@ START_TEST(bad_input_is_rejected)
     bsr_tick(NULL);
     bsr_on_path_failure(NULL, 0, 1);
     bsr_on_local_port(NULL, 0, 0);
-    bsr_on_probe_response(NULL, &k, 1, 1);
+    bsr_on_probe_response(NULL, &k, 1, 1, NULL);
     ck_assert_uint_eq(bsr_flows(NULL, NULL, 0), 0);
     bsr_destroy(NULL);
     dcn_pathset *s = calloc(1, sizeof *s);

@@ -153,13 +153,68 @@ START_TEST(a_relay_drops_forged_messages_and_relays_good_ones)
     ck_assert_int_eq(h->nout, 0);
     ck_assert_uint_eq(h->e.c.path_failure_overheard, 0);
     ck_assert_uint_eq(ah_ps_counter(h, "failures_heard"), 0);
-    /* the genuine one: overheard, learnt and relayed towards h00 */
+    /* the genuine one: relayed towards h00, but not adopted: no flow of
+     * h01's crosses h11 and the link */
     n = fail_frame(h, buf, &back, 1, h11, 1, s0_1, h13);
+    engine_rx_frame(&h->e, 1, buf, n);
+    ck_assert_uint_eq(h->e.c.path_failure_overheard, 0);
+    ck_assert_uint_eq(h->e.c.path_failure_not_adopted, 1);
+    ck_assert_uint_eq(ah_ps_counter(h, "failures_heard"), 0);
+    ck_assert_int_eq(h->nout, 1);
+    ck_assert_uint_eq(h->out[0].port, 0);
+    /* flows of h01's own to h13, one of them over h11 and s0_1-h13: now
+     * the same report concerns it, and h01 adopts it too */
+    int via_h11 = 0;
+    for (uint16_t sport = 1; sport <= 16 && !via_h11; sport++) {
+        uint8_t ip[ENGINE_HEADROOM + 200];
+        ah_ipv4(ip + ENGINE_HEADROOM, h01, h13, sport, 6, 100);
+        engine_from_tun(&h->e, ip, 100);
+        ps_flow_info fl[32];
+        int nf = ps_flows(h->e.ps, fl, 32);
+        for (int i = 0; i < nf; i++)
+            via_h11 |= fl[i].path.len == 5 && fl[i].path.node[2] == h11;
+    }
+    ck_assert_msg(via_h11, "no flow of h01's to h13 went over h11");
+    h->now += 100; /* past the received failures' rate limit */
+    h->nout = 0;
+    n = fail_frame(h, buf, &back, 1, h11, 1, s0_1, h13); /* anew: relaying rewrote the last one */
     engine_rx_frame(&h->e, 1, buf, n);
     ck_assert_uint_eq(h->e.c.path_failure_overheard, 1);
     ck_assert_uint_eq(ah_ps_counter(h, "failures_heard"), 1);
+    const ah_frame *fw = ah_find(h, DCN_T_PATH_FAIL); /* relayed too (path selection may also act at once) */
+    ck_assert_ptr_nonnull(fw);
+    ck_assert_uint_eq(fw->port, 0);
+    ah_free(h);
+}
+END_TEST
+
+/* The same report (reporter, addressee, link) is taken once per 50 ms: a
+ * flood of copies is dropped and counted, not relayed; a report of the
+ * same link to another source passes. */
+START_TEST(received_failures_are_rate_limited)
+{
+    harness *h = ah_new(SPEC, "h01");
+    ah_hellos_from_true_ports(h);
+    const char *names[] = {"h11", "s1_1", "h01", "s0_0", "h00"};
+    const char *names2[] = {"h11", "s1_1", "h01", "s0_0", "h02"};
+    dcn_path back = node_path(h, names, 5), back2 = node_path(h, names2, 5);
+    uint32_t h11 = back.node[0], s0_1 = tu_node(&h->t, "s0_1"), h13 = tu_node(&h->t, "h13");
+    uint8_t buf[512];
+    for (int i = 0; i < 10; i++) {
+        h->now += 2;
+        size_t n = fail_frame(h, buf, &back, 1, h11, 1, s0_1, h13); /* relaying rewrites it */
+        engine_rx_frame(&h->e, 1, buf, n);
+    }
     ck_assert_int_eq(h->nout, 1);
-    ck_assert_uint_eq(h->out[0].port, 0);
+    ck_assert_uint_eq(h->e.c.drop_fail_rate_limited_rx, 9);
+    size_t n2 = fail_frame(h, buf, &back2, 1, h11, 1, s0_1, h13); /* the same link, to h02 */
+    engine_rx_frame(&h->e, 1, buf, n2);
+    ck_assert_int_eq(h->nout, 2);
+    h->now += 50; /* the window is over */
+    size_t n = fail_frame(h, buf, &back, 1, h11, 1, s0_1, h13);
+    engine_rx_frame(&h->e, 1, buf, n);
+    ck_assert_int_eq(h->nout, 3);
+    ck_assert_uint_eq(h->e.c.drop_fail_rate_limited_rx, 9);
     ah_free(h);
 }
 END_TEST
@@ -257,6 +312,7 @@ int main(void)
     TCase *tc = tcase_create("rules");
     tcase_add_test(tc, at_the_source_each_rule_drops_a_forged_message);
     tcase_add_test(tc, a_relay_drops_forged_messages_and_relays_good_ones);
+    tcase_add_test(tc, received_failures_are_rate_limited);
     tcase_add_test(tc, data_on_a_port_its_path_does_not_name_is_dropped);
     tcase_add_test(tc, source_nhas_follow_a_path_switch);
     tcase_add_test(tc, delivered_data_clears_its_links_for_the_reply);

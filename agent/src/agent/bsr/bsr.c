@@ -51,6 +51,7 @@ bsr *bsr_create(const dcn_topo *t, uint32_t self, const bsr_config *cfg, const b
     b->mdcube = t->family->name && strcmp(t->family->name, "mdcube") == 0;
     dcn_rng_seed(&b->algo_rng, seed);
     dcn_rng_seed(&b->rng, seed ^ 0x5DEECE66Dull);
+    dcn_rng_seed(&b->nonce_rng, seed ^ 0xC2B2AE3D27D4EB4Full); /* its own: the other draws stay as they were */
     b->nports = dcn_nports(t, self);
     b->scratch = malloc(sizeof *b->scratch);
     b->avoid = calloc(dcn_n_nodes(t), 1);
@@ -169,7 +170,8 @@ const dcn_path *bsr_route(bsr *b, const bsr_flow_key *k, uint32_t dst_server)
     return bsr_route_bytes(b, k, dst_server, 0);
 }
 
-void bsr_on_probe_response(bsr *b, const bsr_flow_key *k, uint32_t probe_seq, uint32_t avail_mbps)
+void bsr_on_probe_response(bsr *b, const bsr_flow_key *k, uint32_t probe_seq, uint32_t avail_mbps,
+                           const dcn_path *path)
 {
     if (!b || !k)
         return;
@@ -180,7 +182,7 @@ void bsr_on_probe_response(bsr *b, const bsr_flow_key *k, uint32_t probe_seq, ui
         return;
     }
     dcn_scratch *prev = dcn_scratch_enter(&b->arena);
-    bsr_probe_answer(b, f, probe_seq, avail_mbps, now);
+    bsr_probe_answer(b, f, probe_seq, avail_mbps, path, now);
     dcn_scratch_leave(prev);
 }
 

@@ -83,7 +83,12 @@ void bsr_destroy(bsr *b);
    into this module. */
 const dcn_path *bsr_route(bsr *b, const bsr_flow_key *k, uint32_t dst_server);
 
-void bsr_on_probe_response(bsr *b, const bsr_flow_key *k, uint32_t probe_seq, uint32_t avail_mbps);
+/* A probe response for flow k: probe_seq is the probe's nonce, echoed
+ * back; path, the path the response came back on, reversed (source
+ * first): it must be the path that probe was sent on (NULL: not checked,
+ * for callers that model path selection alone). */
+void bsr_on_probe_response(bsr *b, const bsr_flow_key *k, uint32_t probe_seq, uint32_t avail_mbps,
+                           const dcn_path *path);
 
 /* A path-failure message seen (addressed to us, or overheard while relaying): the failed-link
    DB learns a-b; our flows on it switch at once to a cached good path. Pairs that are not
@@ -175,6 +180,7 @@ typedef struct bsr_counters {
     uint64_t probe_send_errors; /* send_probe returned < 0 */
     uint64_t probe_responses;
     uint64_t probe_responses_stale; /* unknown flow or sequence (late, or of an old round) */
+    uint64_t probe_responses_wrong_path; /* the right nonce, back on another path than the probe's: ignored */
     uint64_t probe_timeouts;
     uint64_t path_switches;
     uint64_t moves_deferred;   /* rounds that put off a move: another flow of ours had just moved nearby */

@@ -47,7 +47,7 @@ struct bsr {
     uint32_t *port_bulk;  /* of those, the bulk flows */
     uint32_t *pathless;   /* per server: our flows towards it without a current path */
     uint16_t nports;
-    uint32_t next_seq;
+    dcn_rng nonce_rng; /* probe sequence numbers: random nonces, echoed back by the responses */
     uint32_t recovery_rotor; /* the failed link bsr_recovery.c starts from next */
     uint64_t now_ms; /* the clock at the last entry that read it */
     bsr_counters c;
@@ -93,7 +93,7 @@ void bsr_round_start(bsr *b, bsr_flow *f, uint64_t now, bsr_pick pick);
 /* Probes that timed out are failures: BFS alternate, probed in turn. Ends
  * the round when nothing is outstanding. */
 void bsr_round_check(bsr *b, bsr_flow *f, uint64_t now);
-void bsr_probe_answer(bsr *b, bsr_flow *f, uint32_t seq, uint32_t avail_mbps, uint64_t now);
+void bsr_probe_answer(bsr *b, bsr_flow *f, uint32_t seq, uint32_t avail_mbps, const dcn_path *path, uint64_t now);
 /* The link a-b just failed: the flow's paths over it fail, probes on them
  * are replaced, and a flow on it moves at once to a cached path. */
 void bsr_flow_link_failed(bsr *b, bsr_flow *f, uint32_t a, uint32_t bnode, uint64_t now);

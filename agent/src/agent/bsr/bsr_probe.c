@@ -271,9 +271,9 @@ void bsr_flow_bulk_check(bsr *b, bsr_flow *f, uint64_t now)
 static void send_probe(bsr *b, bsr_flow *f, uint32_t i, uint64_t now)
 {
     bsr_path_slot *s = &f->paths[i];
-    if (++b->next_seq == 0)
-        b->next_seq = 1;
-    s->seq = b->next_seq;
+    do /* a nonce: a response must echo it, so one cannot be made up without seeing the probe */
+        s->seq = (uint32_t)(dcn_rng_next(&b->nonce_rng) >> 32);
+    while (s->seq == 0);
     s->sent_ms = now;
     s->state = BSR_PATH_PENDING;
     f->pending++;
@@ -601,12 +601,16 @@ void bsr_round_check(bsr *b, bsr_flow *f, uint64_t now)
         round_finish(b, f, now);
 }
 
-void bsr_probe_answer(bsr *b, bsr_flow *f, uint32_t seq, uint32_t avail_mbps, uint64_t now)
+void bsr_probe_answer(bsr *b, bsr_flow *f, uint32_t seq, uint32_t avail_mbps, const dcn_path *path, uint64_t now)
 {
     for (uint32_t i = 0; i < f->n_paths; i++) {
         bsr_path_slot *s = &f->paths[i];
         if (s->state != BSR_PATH_PENDING || s->seq != seq)
             continue;
+        if (path && !bsr_paths_equal(path, &s->path)) {
+            b->c.probe_responses_wrong_path++;
+            return;
+        }
         b->c.probe_responses++;
         s->state = BSR_PATH_GOOD;
         s->avail_mbps = avail_mbps == BSR_AVAIL_UNKNOWN ? BSR_AVAIL_UNKNOWN - 1 : avail_mbps;

@@ -78,10 +78,10 @@ const dcn_path *ps_current(const path_select *ps, const dcn_flow_key *k, uint32_
 
 int ps_pathset(path_select *ps, uint32_t dst, dcn_pathset *out) { return bsr_pathset(ps->b, dst, out); }
 
-void ps_on_probe_response(path_select *ps, const dcn_flow_key *k, uint32_t seq, uint32_t avail)
+void ps_on_probe_response(path_select *ps, const dcn_flow_key *k, uint32_t seq, uint32_t avail, const dcn_path *path)
 {
     bsr_flow_key bk = to_bsr(k);
-    bsr_on_probe_response(ps->b, &bk, seq, avail);
+    bsr_on_probe_response(ps->b, &bk, seq, avail, path);
 }
 
 void ps_on_path_failure(path_select *ps, uint32_t a, uint32_t b) { bsr_on_path_failure(ps->b, a, b); }
@@ -156,6 +156,7 @@ int ps_counters(path_select *ps, ps_counter *out, int max)
         {"probe_send_errors", c.probe_send_errors},
         {"probe_responses", c.probe_responses},
         {"probe_responses_stale", c.probe_responses_stale},
+        {"probe_responses_wrong_path", c.probe_responses_wrong_path},
         {"probe_timeouts", c.probe_timeouts},
         {"path_switches", c.path_switches},
         {"moves_deferred", c.moves_deferred},

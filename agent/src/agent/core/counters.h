@@ -24,9 +24,11 @@
     X(probe_rx)             /* probes ending here */                                                              \
     X(probe_resp_tx)                                                                                              \
     X(probe_resp_rx)                                                                                              \
+    X(probe_resp_capped)    /* probe response reporting more than our port onto its path carries: capped */       \
     X(path_failure_tx)                                                                                            \
     X(path_failure_rx)      /* addressed to us */                                                                 \
-    X(path_failure_overheard)                                                                                     \
+    X(path_failure_overheard) /* relayed and adopted: a flow of ours crosses the reporter and the link */          \
+    X(path_failure_not_adopted) /* relayed only: no flow of ours crosses the reporter and the link */            \
     X(segment_extended)     /* MDCube: data whose segment ended here, sent on with ours appended */              \
     X(unreach_tx)           /* MDCube: "destination unreachable" sent to a source */                             \
     X(unreach_rx)           /* MDCube: addressed to us, for a flow of ours */                                    \
@@ -50,10 +52,12 @@
     X(drop_not_on_path)     /* the hop at NHI is not this server */                                               \
     X(drop_wrong_port)      /* arrived on a port its path does not name for this hop */                          \
     X(drop_fail_wrong_neighbor) /* path failure not from the neighbour (MAC) its path names */                    \
+    X(drop_probe_resp_wrong_neighbor) /* probe response for us not from the neighbour (MAC) its path names */      \
     X(drop_fail_link_off_path)  /* path failure naming a link not one hop beyond its sender / not on our flow */  \
     X(drop_fail_unknown_flow)   /* path failure addressed to us; no flow of ours goes through its sender */       \
     X(drop_next_hop_down)                                                                                         \
     X(drop_failure_rate_limited) /* path-failure message suppressed (one per source per 50 ms) */                 \
+    X(drop_fail_rate_limited_rx) /* path failure received again (same reporter and link) within 50 ms */          \
     X(drop_bad_payload)     /* data that is not IPv4 / control payload too short */                               \
     X(drop_bad_ip_length)   /* data at its destination: IPv4 total length below its header length (e.g. 0) */     \
     X(drop_no_route)        /* from TUN: unknown destination or no path */                                        \

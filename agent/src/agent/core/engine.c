@@ -478,6 +478,47 @@ static bool link_beyond_reporter(const dcn_topo *t, const dcn_path *path, uint32
     return false;
 }
 
+/* Did frame come from the neighbour its path names as the previous hop
+ * (server NHI - 1), by the MAC that neighbour's hellos taught us? (The
+ * port is checked for every frame.) */
+static bool from_previous_hop(engine *e, unsigned port, const uint8_t *frame, const dcn_hdr *h, const dcn_path *path)
+{
+    int prev_pos = nha_server_pos(e->t, path, h->nhi - 1u);
+    int nha = prev_pos >= 0 ? neigh_find(&e->nt, port, path->node[prev_pos]) : -1;
+    return nha >= 0 && e->nt.e[nha].heard && memcmp(e->nt.e[nha].mac, frame + 6, 6) == 0;
+}
+
+/* Does link a-b, reported by the server at position 0 of path (we are at
+ * pos), concern a flow of ours (or, MDCube hierarchical routing, a segment
+ * we own): does one go through the reporter and over the link? */
+static ps_fail_match failure_on_our_flows(engine *e, const dcn_path *path, int pos, uint32_t a, uint32_t b)
+{
+    dcn_path to_reporter = *path;
+    to_reporter.len = (uint32_t)pos + 1;
+    dcn_path_reverse(&to_reporter);
+    if (e->hier && mdc_failure_match(e->hier, &to_reporter, a, b))
+        return PS_FAIL_ON_PATH;
+    return ps_failure_match(e->ps, &to_reporter, a, b);
+}
+
+/* Received path failures: the same report (reporter, addressee, link) is
+ * taken once per ENGINE_FAIL_RATE_LIMIT_MS, so a flood of copies costs one
+ * scan of the flows each window, not one each; reports of one link to
+ * several sources all pass. One slot per reporter and addressee (by the
+ * low bytes of their addresses). */
+static bool failure_rate_ok_rx(engine *e, const dcn_hdr *h, uint32_t a, uint32_t b)
+{
+    uint64_t t = eng_now(e);
+    engine_fail_seen *s = &e->fail_seen[(h->src ^ (h->dst << 4)) & 255];
+    if (s->at_ms && t - s->at_ms < ENGINE_FAIL_RATE_LIMIT_MS && s->reporter == h->src && s->to == h->dst &&
+        same_link(s->a, s->b, a, b)) {
+        e->c.drop_fail_rate_limited_rx++;
+        return false;
+    }
+    *s = (engine_fail_seen){.at_ms = t ? t : 1, .reporter = h->src, .to = h->dst, .a = a, .b = b};
+    return true;
+}
+
 /* The rules a path-failure message must pass before anyone acts on it or
  * relays it (docs/protocol.md): it came from the neighbour its path names
  * (the ingress port is checked for every frame), it names a link one
@@ -490,9 +531,7 @@ static bool path_failure_acceptable(engine *e, unsigned port, const uint8_t *fra
         e->c.drop_bad_payload++;
         return false;
     }
-    int prev_pos = nha_server_pos(e->t, path, h->nhi - 1u);
-    int nha = prev_pos >= 0 ? neigh_find(&e->nt, port, path->node[prev_pos]) : -1;
-    if (nha < 0 || !e->nt.e[nha].heard || memcmp(e->nt.e[nha].mac, frame + 6, 6) != 0) {
+    if (!from_previous_hop(e, port, frame, h, path)) {
         e->c.drop_fail_wrong_neighbor++;
         return false;
     }
@@ -501,14 +540,11 @@ static bool path_failure_acceptable(engine *e, unsigned port, const uint8_t *fra
         e->c.drop_fail_link_off_path++;
         return false;
     }
+    if (!failure_rate_ok_rx(e, h, a, b))
+        return false;
     if (h->nhi != h->nhops)
-        return true; /* overheard: the flow is not ours */
-    dcn_path to_reporter = *path;
-    to_reporter.len = (uint32_t)pos + 1;
-    dcn_path_reverse(&to_reporter);
-    if (e->hier && mdc_failure_match(e->hier, &to_reporter, a, b))
-        return true; /* a segment we own, MDCube hierarchical routing */
-    switch (ps_failure_match(e->ps, &to_reporter, a, b)) {
+        return true; /* overheard: relayed; adopted only if it concerns our flows (relay()) */
+    switch (failure_on_our_flows(e, path, pos, a, b)) {
     case PS_FAIL_ON_PATH: return true;
     case PS_FAIL_LINK_OFF_PATH: e->c.drop_fail_link_off_path++; return false;
     default: e->c.drop_fail_unknown_flow++; return false;
@@ -634,10 +670,16 @@ static void deliver_local(engine *e, unsigned port, const dcn_hdr *h, const uint
         }
         e->c.rx_ok++;
         e->c.probe_resp_rx++;
-        uint32_t seq;
+        uint32_t seq, avail = h->avail_mbps;
         dcn_flow_key k;
         get_flow(payload, &seq, &k);
-        ps_on_probe_response(e->ps, &k, seq, h->avail_mbps);
+        if (avail > e->port[port].capacity_mbps) { /* no path carries more than our own port onto it */
+            avail = e->port[port].capacity_mbps;
+            e->c.probe_resp_capped++;
+        }
+        dcn_path probed = *path; /* the response came back along the probed path */
+        dcn_path_reverse(&probed);
+        ps_on_probe_response(e->ps, &k, seq, avail, &probed);
         return;
     }
     case DCN_T_PATH_FAIL: /* already checked by path_failure_acceptable */
@@ -671,8 +713,14 @@ static void relay(engine *e, unsigned port, uint8_t *frame, size_t len, const dc
         return;
     }
     if (h->type == DCN_T_PATH_FAIL) { /* already checked by path_failure_acceptable */
-        e->c.path_failure_overheard++;
-        path_failure_payload(e, payload);
+        /* adopted only under the rule the flows' source applies: it must
+         * concern a flow of ours; otherwise only relayed */
+        if (failure_on_our_flows(e, path, pos, dcn_get32(payload), dcn_get32(payload + 4)) == PS_FAIL_ON_PATH) {
+            e->c.path_failure_overheard++;
+            path_failure_payload(e, payload);
+        } else {
+            e->c.path_failure_not_adopted++;
+        }
     }
     if (!eng_hop_usable(e, ne)) {
         e->c.drop_next_hop_down++;
@@ -770,6 +818,10 @@ void engine_rx_frame(engine *e, unsigned port, uint8_t *frame, size_t len)
         return;
     if (h.type == DCN_T_PATH_FAIL && !path_failure_acceptable(e, port, frame, &h, payload, &path, pos))
         return;
+    if (h.type == DCN_T_PROBE_RESP && h.nhi == h.nhops && !from_previous_hop(e, port, frame, &h, &path)) {
+        e->c.drop_probe_resp_wrong_neighbor++; /* only the probed path's first hop hands us its answer */
+        return;
+    }
     if (h.nhi == h.nhops && h.dst != e->self)
         e->c.drop_bad_path++; /* control messages are never segmented */
     else if (h.nhi == h.nhops)

@@ -101,6 +101,13 @@ typedef struct engine_config {
     uint32_t max_flows;   /* flows the selector's table holds, allocated at init (0: its default) */
 } engine_config;
 
+/* The last path failure taken from a reporter: the same report again
+ * within ENGINE_FAIL_RATE_LIMIT_MS is dropped. */
+typedef struct engine_fail_seen {
+    uint64_t at_ms; /* 0: none */
+    uint32_t reporter, to, a, b;
+} engine_fail_seen;
+
 typedef struct engine {
     const dcn_topo *t;
     uint32_t self;
@@ -119,6 +126,7 @@ typedef struct engine {
     uint16_t next_pkt_id;
     uint64_t start_ms, last_hello_ms;
     uint64_t fail_sent_ms[256]; /* rate limit of path-failure messages, by source & 255 */
+    engine_fail_seen fail_seen[256]; /* rate limit of received ones, by reporter and addressee */
     uint32_t *walk_mark;        /* per server, for O(L) loop checks (nha_walk_marked) */
     uint32_t walk_stamp;
     engine_path_check check[ENGINE_CHECK_SLOTS];

@@ -51,7 +51,10 @@ const dcn_path *ps_route(path_select *ps, const dcn_flow_key *k, uint32_t dst_se
 const dcn_path *ps_current(const path_select *ps, const dcn_flow_key *k, uint32_t dst_server);
 /* The path set a new flow towards dst would use; -1 on a bad dst. */
 int ps_pathset(path_select *ps, uint32_t dst_server, dcn_pathset *out);
-void ps_on_probe_response(path_select *ps, const dcn_flow_key *k, uint32_t probe_seq, uint32_t avail_mbps);
+/* path: the path the response came back on, reversed (source first); it
+ * must be the probed one. */
+void ps_on_probe_response(path_select *ps, const dcn_flow_key *k, uint32_t probe_seq, uint32_t avail_mbps,
+                          const dcn_path *path);
 void ps_on_path_failure(path_select *ps, uint32_t node_a, uint32_t node_b);
 /* A path-failure message addressed to us: does it concern a flow we know?
  * to_reporter: the node path from us to the server that sent it. */
