@@ -10,10 +10,19 @@ if TYPE_CHECKING:
     from .experiment import Net
 
 
+def summed(samples: list, idx: list[int], t0: float = 0.0) -> list:
+    """[(t - t0, Mb/s)]: the directions idx summed per sample. A sample the
+    sampler could not time (every direction None: the read took too long,
+    LinkSampler.diff) is left out, not counted as 0 Mb/s; a single
+    direction without a counter (its interface gone) counts as 0."""
+    return [(t - t0, sum(v[i] or 0 for i in idx)) for t, v in samples
+            if any(x is not None for x in v)]
+
+
 def rx_series(net: Net, dst: str, t0: float) -> list:
     """[(t, Mb/s)] into dst, summed over its links, from the link sampler."""
     dirs = [i for i, n in enumerate(net.links.names) if n.endswith(">" + dst)]
-    return [(t - t0, sum(v[i] or 0 for i in dirs)) for t, v in net.links.samples]
+    return summed(net.links.samples, dirs, t0)
 
 
 def into_servers(net: Net, t0: float, names: list[str] | None = None) -> list:
@@ -22,7 +31,7 @@ def into_servers(net: Net, t0: float, names: list[str] | None = None) -> list:
     want = set(names) if names else None
     idx = [i for i, n in enumerate(net.links.names)
            if w.is_server(n.split(">")[1]) and (want is None or n.split(">")[1] in want)]
-    return [(t - t0, sum(v[i] or 0 for i in idx)) for t, v in net.links.samples]
+    return summed(net.links.samples, idx, t0)
 
 
 def mean_between(series: list[tuple[float, float]], a: float, b: float) -> float | None:
