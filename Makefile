@@ -14,7 +14,7 @@ PYTHON     := /usr/bin/python3
 # ask dpkg only when what the packages provide is missing (BUILD_HAVE, SIM_HAVE).
 BUILD_PACKAGES := build-essential cmake pkg-config check libev-dev libnl-3-dev libnl-route-3-dev \
                   libpcap-dev clang libbpf-dev
-SIM_PACKAGES   := python3-matplotlib python3-scipy
+SIM_PACKAGES   := python3-matplotlib
 PY_PACKAGES    := python3-venv python3-pip python3-setuptools python3-wheel
 APT_PACKAGES   := $(BUILD_PACKAGES) $(SIM_PACKAGES) $(PY_PACKAGES) openvswitch-switch mininet iperf3 ethtool iproute2 procps \
                   tcpdump python3-pytest iputils-ping valgrind tshark libclang-rt-dev openssh-client openssh-server
@@ -42,7 +42,7 @@ help:
 BUILD_HAVE := type -P cc cmake pkg-config clang >/dev/null && \
               pkg-config --exists libpcap libnl-3.0 libnl-route-3.0 libbpf check && test -e /usr/include/ev.h
 PY_FIND     = $(PYTHON) -c 'import importlib.util as u; import sys; sys.exit(not all(map(u.find_spec, sys.argv[1:])))'
-SIM_HAVE   := $(PY_FIND) matplotlib scipy
+SIM_HAVE   := $(PY_FIND) matplotlib
 PY_HAVE    := $(PY_FIND) venv pip setuptools wheel
 
 # $(call need,PACKAGES[,PRESENT]): nothing when the shell test PRESENT passes

@@ -6,11 +6,9 @@ library's B_n, n = 3..10.
 Measured, per column:
   degree        server ports in use, from the built wiring (dcn-topo export);
   connectivity  vertex connectivity of the logical graph B_n (servers, joined
-                when they share a switch), by unit-capacity max-flow with
-                Esfahanian-Hakimi's pair selection: scipy's Dinic max-flow
-                (python3-scipy) for every n, checked against a pure-Python
-                augmenting-path max-flow for n <= CONN_CHECK_N; without scipy,
-                pure Python only, for n <= CONN_MAX_N;
+                when they share a switch: the library's server graph), from
+                dcn-topo connectivity: Esfahanian-Hakimi's pair selection,
+                each pair a unit-capacity max-flow, in the C library;
   diameter      all-pairs BFS (dcn-topo stats), in B_n hops;
   BiW           edges of B_n crossing the proof's balanced cut {B^0 + W1 | B^1 + W0}
                 (an upper bound on the bisection width), counted on the built
@@ -28,13 +26,10 @@ import json
 import math
 import subprocess
 import sys
-from collections import deque
 
 import simlib as L
 
 NS = range(3, 11)
-CONN_MAX_N = 8    # pure Python alone (no scipy): n = 9, 10 would take hours
-CONN_CHECK_N = 6  # pure Python beside scipy, as a cross-check
 PAPER = {"degree": "2", "connectivity": "2n-2", "diameter": "ceil(log2(N/n)/2)+1",
          "bisection_width": "(n-1)N/n", "abt": "> 4N/n",
          "theorem2_diameter": "ceil((n+1)/2)+1", "theorem3_bisection_width": "(n-1)2^(n-1)",
@@ -113,7 +108,7 @@ def other_rows():
         st = topo("stats", *words, "--bfs-limit", "100000")
         N = st["servers"]
         row = {"structure": name, "instance": " ".join(words), "servers": N, "degree_mean": round(deg, 4),
-               "logical_degree_min": min(len(a) for a in adj), "connectivity": connectivity(adj)[0],
+               "logical_degree_min": min(len(a) for a in adj), "connectivity": connectivity(words, adj),
                "diameter_server_hops": st["bfs"]["server_hops"]["diameter"]}
         for routing in routings:
             r, _, _ = L.run_sim(words, routing)
@@ -149,98 +144,17 @@ def logical_graph(n):
     return [sorted(a) for a in adj], server_sw, ports
 
 
-def local_conn(adj, s, t, cap):
-    """Internally vertex-disjoint s-t paths (up to cap), by BFS augmentation on
-    the split graph: node v -> (v_in = 2v, v_out = 2v + 1), unit capacities."""
-    flow = {}  # (x, y) arcs of the split graph with flow 1
-
-    def arcs(x):
-        v, out = divmod(x, 2)
-        if out == 0:  # v_in -> v_out (capacity 1, or unbounded for s/t), residual back to u_out
-            yield 2 * v + 1, (1 if v not in (s, t) else cap + 1) - flow.get((x, 2 * v + 1), 0)
-            for u in adj[v]:
-                yield 2 * u + 1, flow.get((2 * u + 1, x), 0)
-        else:  # v_out -> u_in, residual back to v_in
-            for u in adj[v]:
-                yield 2 * u, 1 - flow.get((x, 2 * u), 0)
-            yield 2 * v, flow.get((2 * v, x), 0)
-
-    found = 0
-    src, dst = 2 * s + 1, 2 * t
-    while found < cap:
-        prev = {src: None}
-        q = deque([src])
-        while q and dst not in prev:
-            x = q.popleft()
-            for y, r in arcs(x):
-                if r > 0 and y not in prev:
-                    prev[y] = x
-                    q.append(y)
-        if dst not in prev:
-            break
-        y = dst
-        while prev[y] is not None:
-            x = prev[y]
-            if flow.get((y, x), 0):
-                flow[(y, x)] -= 1
-            else:
-                flow[(x, y)] = flow.get((x, y), 0) + 1
-            y = x
-        found += 1
-    return found
-
-
-def have_scipy():
-    try:
-        import scipy.sparse.csgraph  # noqa: F401
-        return True
-    except ImportError:
-        return False
-
-
-def scipy_local_conn(adj):
-    """A local_conn(adj, s, t, cap) over scipy's Dinic max-flow, or None
-    without scipy. One split graph (v_in = 2v -> v_out = 2v + 1, capacity 1;
-    v_out -> u_in for every neighbour u) serves every pair: the flow from
-    s_out to t_in never uses s's or t's own unit arc, so for non-adjacent s, t
-    it counts internally vertex-disjoint paths."""
-    try:
-        import numpy as np
-        from scipy.sparse import csr_matrix
-        from scipy.sparse.csgraph import maximum_flow
-    except ImportError:
-        return None
-    nv = len(adj)
-    src = [2 * v for v in range(nv)] + [2 * v + 1 for v in range(nv) for _ in adj[v]]
-    dst = [2 * v + 1 for v in range(nv)] + [2 * u for v in range(nv) for u in adj[v]]
-    g = csr_matrix((np.ones(len(src), dtype=np.int32), (np.array(src, dtype=np.int32),
-                   np.array(dst, dtype=np.int32))), shape=(2 * nv, 2 * nv))
-
-    def lc(_adj, s, t, cap):
-        return min(cap, int(maximum_flow(g, 2 * s + 1, 2 * t, method="dinic").flow_value))
-    return lc
-
-
-def connectivity(adj, method=None):
-    """Esfahanian-Hakimi: kappa = min over w not adjacent to v of kappa(v, w)
-    and over non-adjacent neighbours x, y of v of kappa(x, y), v of minimum
-    degree. method: "scipy", "python", or None (scipy when installed).
-    Returns (kappa, the method used)."""
-    lc = scipy_local_conn(adj) if method in (None, "scipy") else None
-    if lc is None and method == "scipy":
-        sys.exit("fig_bcdc_table2: scipy is not installed (sudo apt-get install python3-scipy)")
-    used = "scipy" if lc is not None else "python"
-    lc = lc or local_conn
-    v = min(range(len(adj)), key=lambda x: len(adj[x]))
-    k = len(adj[v])
-    nb = set(adj[v])
-    for w in range(len(adj)):
-        if w != v and w not in nb:
-            k = min(k, lc(adj, v, w, k))
-    for x, y in itertools.combinations(adj[v], 2):
-        if y not in set(adj[x]):
-            k = min(k, lc(adj, x, y, k))
-    return k, used
+def connectivity(words, adj):
+    """Vertex connectivity of the built network's server graph, from
+    `dcn-topo connectivity`; exits unless that graph is adj, the servers
+    joined here from the export (same servers, edges and least degree)."""
+    c = topo("connectivity", *words)
+    got = (c["servers"], c["edges"], c["degree_min"])
+    want = (len(adj), sum(map(len, adj)) // 2, min(map(len, adj)))
+    if got != want:
+        sys.exit(f"fig_bcdc_table2: {' '.join(words)}: dcn-topo's server graph has (servers, edges, least degree) "
+                 f"{got}, the export's logical graph {want}")
+    return c["connectivity"]
 
 
 def proof_cut(n, adj, server_sw):
@@ -283,12 +197,8 @@ def main():
         st = topo("stats", "bcdc", f"n={n}", "--bfs-limit", "100000")
         diam = st["bfs"]["server_hops"]["diameter"]
         mean_hops = st["bfs"]["server_hops"]["mean"]
-        conn = conn_check = method = None
-        if n <= CONN_MAX_N or have_scipy():
-            L.log(f"B_{n}: vertex connectivity by max-flow")
-            conn, method = connectivity(adj)
-            if method == "scipy" and n <= CONN_CHECK_N:
-                conn_check = connectivity(adj, "python")[0]
+        L.log(f"B_{n}: vertex connectivity (dcn-topo connectivity)")
+        conn = connectivity(["bcdc", f"n={n}"], adj)
         cut, a, b = proof_cut(n, adj, server_sw)
         exact = exact_bisection(adj) if N <= 12 else None
         abt = {}
@@ -298,8 +208,8 @@ def main():
         p = paper_row(n)
         row = {"n": n, "servers": N,
                "degree_min": min(ports), "degree_max": max(ports), "paper_degree": p["degree"],
-               "logical_degree": len(adj[0]), "connectivity": conn, "connectivity_method": method,
-               "connectivity_pure_python_check": conn_check, "paper_connectivity": p["connectivity"],
+               "logical_degree": len(adj[0]), "connectivity": conn, "connectivity_method": "dcn-topo",
+               "paper_connectivity": p["connectivity"],
                "diameter": diam, "paper_diameter_table2": p["diameter"],
                "paper_diameter_theorem2": p["theorem2_diameter"],
                "bisection_proof_cut": cut, "bisection_cut_sides": f"{a}/{b}", "bisection_exact": exact,
@@ -318,12 +228,8 @@ def main():
     L.write_csv(f"{out}/table2_structures.csv", others, fields)
     checks = {
         "degree_equals_2": all(r["degree_min"] == r["degree_max"] == 2 for r in rows),
-        "connectivity_equals_2n_minus_2": all(r["connectivity"] == r["paper_connectivity"]
-                                              for r in rows if r["connectivity"] is not None),
-        "connectivity_measured_for_n": [r["n"] for r in rows if r["connectivity"] is not None],
-        "connectivity_scipy_equals_pure_python_for_n": [r["n"] for r in rows
-                                                        if r["connectivity_pure_python_check"] is not None
-                                                        and r["connectivity_pure_python_check"] == r["connectivity"]],
+        "connectivity_equals_2n_minus_2": all(r["connectivity"] == r["paper_connectivity"] for r in rows),
+        "connectivity_measured_for_n": [r["n"] for r in rows],
         "diameter_equals_table2_entry": [r["n"] for r in rows if r["diameter"] == r["paper_diameter_table2"]],
         "diameter_equals_theorem2": all(r["diameter"] == r["paper_diameter_theorem2"] for r in rows),
         "proof_cut_equals_bisection_entry": all(r["bisection_proof_cut"] == r["paper_bisection_width"]

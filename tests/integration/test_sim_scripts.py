@@ -1,12 +1,16 @@
 """The simulation scripts' own arithmetic (experiments/sim): the per-point
-statistics over seeds, the vertex connectivity of BCDC Table 2 (scipy's
-max-flow and the pure-Python one), and the --seeds option. Pure Python,
-no build and no root needed; a second or two."""
+statistics over seeds, the --seeds option, and BCDC Table 2's vertex
+connectivity, which dcn-topo computes (tests/unit/test_connectivity.c checks
+its values) on the graph the script builds. No root needed; dcn-topo from
+DCN_BUILD_DIR (default build/); a second or two."""
 import os
 import subprocess
 import sys
 
 import pytest
+
+from orchestrator.topology import tool_path
+from tests.support import testing
 
 SIM = os.path.join(os.path.dirname(__file__), "..", "..", "experiments", "sim")
 sys.path.insert(0, SIM)
@@ -35,30 +39,34 @@ def test_stats_one_seed_has_no_spread():
     assert st[0.1] == {"mean": 7, "sd": 0, "min": 7, "max": 7, "n": 1}
 
 
-def graph(groups, nv):
-    adj = [set() for _ in range(nv)]
-    for g in groups:
-        for x in g:
-            adj[x].update(y for y in g if y != x)
-    return [sorted(a) for a in adj]
+@pytest.fixture
+def dcn_topo(monkeypatch):
+    exe = tool_path(testing.build_dir(), "dcn-topo")
+    if not exe:
+        pytest.fail(f"dcn-topo is not built in {testing.build_dir()} (make build, or set DCN_BUILD_DIR)")
+    monkeypatch.setattr(simlib, "TOPO", exe)
 
 
-# (graph, vertex connectivity): two K5 sharing a vertex (edge connectivity 4,
-# so an edge-disjoint count would say 4), a 6-cycle, K5, K_{3,3} (edges as groups).
-GRAPHS = [
-    (graph([[0, 1, 2, 3, 4], [0, 5, 6, 7, 8]], 9), 1),
-    (graph([[i, (i + 1) % 6] for i in range(6)], 6), 2),
-    (graph([[0, 1, 2, 3, 4]], 5), 4),
-    (graph([[a, b] for a in range(3) for b in range(3, 6)], 6), 3),
-]
+# B_3, B_4 (2n-2) and BCube_1 n=3 ((k+1)(n-1)) with the graphs the script
+# builds from the export: the logical graph, and the generic one of the
+# other structures' rows.
+@pytest.mark.parametrize("words,kappa", [(["bcdc", "n=3"], 4), (["bcdc", "n=4"], 6), (["bcube", "n=3", "k=1"], 4)])
+def test_connectivity_from_dcn_topo(dcn_topo, words, kappa):
+    if words[0] == "bcdc":
+        adj = fig_bcdc_table2.logical_graph(int(words[1][2:]))[0]
+    else:
+        adj = fig_bcdc_table2.generic_logical_graph(words)[0]
+    assert fig_bcdc_table2.connectivity(words, adj) == kappa
 
 
-@pytest.mark.parametrize("method", ["python", "scipy"])
-@pytest.mark.parametrize("adj,kappa", GRAPHS)
-def test_vertex_connectivity(adj, kappa, method):
-    if method == "scipy" and not fig_bcdc_table2.have_scipy():
-        pytest.skip("python3-scipy not installed")
-    assert fig_bcdc_table2.connectivity(adj, method) == (kappa, method)
+def test_connectivity_refuses_another_graph(dcn_topo):
+    """dcn-topo's server graph must be the one the script built: with one
+    edge less (server 0 and its last neighbour) the script exits."""
+    adj = fig_bcdc_table2.logical_graph(3)[0]
+    x = adj[0].pop()
+    adj[x].remove(0)
+    with pytest.raises(SystemExit, match="dcn-topo's server graph has"):
+        fig_bcdc_table2.connectivity(["bcdc", "n=3"], adj)
 
 
 @pytest.mark.parametrize("bad", ["0", "101", "x"])

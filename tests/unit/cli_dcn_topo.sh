@@ -49,6 +49,13 @@ expect 2 "no node named 'q'" -- components bcube n=4 k=1 --fail-node q
 expect 2 "not cabled together" -- components bcube n=4 k=1 --fail-link h00,h01
 expect 2 "takes NODE,NODE" -- components bcube n=4 k=1 --fail-link h00
 expect 2 "n=1 is out of range" -- components bcube n=1
+# connectivity (the server graph's vertex connectivity): bounded, no failures
+expect 2 "connectivity takes no --fail-node or --fail-link" -- connectivity bcube n=4 k=1 --fail-node h00
+expect 2 "connectivity takes no --fail-node or --fail-link" -- connectivity bcube n=4 k=1 --fail-link h00,s0_0
+expect 2 "connectivity: 11264 servers, at most 8192" -- connectivity bcdc n=11
+expect 2 "connectivity: the server graph has more than 262144 edges \(at most 262144\)" -- connectivity tree leaves=2 per_leaf=512
+expect 2 "not of the form key=value" -- connectivity bcube n=4 k=1 h00
+expect 2 "usage" -- connectivity
 good() { # good DESCRIPTION PYTHON-CHECK -- ARGS...
   local what=$1 check=$2; shift 3
   if "$T" "$@" | /usr/bin/python3 -c "import json,sys; d=json.load(sys.stdin); $check"; then pass=$((pass+1));
@@ -61,6 +68,19 @@ good "bfs: h01 behind h11 when s0_0 is down" 'assert d["reached"]==16 and d["dis
 good "bfs: a failed source reaches nothing" 'assert d["reached"]==0 and d["distance"]=={}' -- bfs bcube n=4 k=1 h00 --fail-node h00
 good "components: h00 cut off" 'c=d["component"]; assert d["components"]==2 and c["h00"]==0 and set(c.values())=={0,1} and c["h33"]==1' -- components bcube n=4 k=1 --fail-node s0_0 --fail-node s1_0
 good "components: a failed server is null" 'c=d["component"]; assert d["components"]==1 and c["h5"] is None and c["h0"]==0' -- components tree --fail-node h5
+good "connectivity: BCube_1 n=4 is (k+1)(n-1) = 6-connected" 'assert (d["servers"],d["edges"],d["degree_min"],d["connectivity"])==(16,48,6,6) and len(d["cut"])==6 and len(set(d["separates"]))==2 and not set(d["cut"])&set(d["separates"])' -- connectivity bcube n=4 k=1
+good "connectivity: a tree's server graph is complete" 'assert d["connectivity"]==15 and d["separates"] is None and len(d["cut"])==15 and d["max_flows"]==0' -- connectivity tree
+# the cut B_4 prints parts its pair once its servers fail (dcn-topo components)
+if /usr/bin/python3 - "$T" <<'PY'
+import json, subprocess, sys
+def run(*words):
+    return json.loads(subprocess.run([sys.argv[1], *words], capture_output=True, text=True, check=True).stdout)
+d = run("connectivity", "bcdc", "n=4")
+c = run("components", "bcdc", "n=4", *[w for s in d["cut"] for w in ("--fail-node", s)])["component"]
+a, b = d["separates"]
+assert d["connectivity"] == 6 and len(d["cut"]) == 6 and c[a] is not None and c[a] != c[b], (d, c)
+PY
+then pass=$((pass+1)); else echo "FAIL: connectivity: the cut of bcdc n=4 does not part its pair"; fail=$((fail+1)); fi
 # A good call succeeds and prints JSON.
 if "$T" export tree | /usr/bin/python3 -c 'import json,sys; d=json.load(sys.stdin); assert len(d["servers"])==16' ; then pass=$((pass+1)); else echo "FAIL: export tree"; fail=$((fail+1)); fi
 echo "$pass passed, $fail failed"

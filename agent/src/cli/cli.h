@@ -29,8 +29,9 @@ int cli_failures(const dcn_topo *t, const cli_fail_args *a, dcn_failures *f);
 /* "params": {name: value, ...} of t. */
 void cli_write_params(dcn_json *j, const dcn_topo *t);
 
-/* dcn-topo bfs / components (graph_cmds.c): exit statuses. */
+/* dcn-topo bfs / components / connectivity (graph_cmds.c): exit statuses. */
 int cmd_bfs(const dcn_topo *t, const char *srcname, const cli_fail_args *a);
 int cmd_components(const dcn_topo *t, const cli_fail_args *a);
+int cmd_connectivity(const dcn_topo *t, const cli_fail_args *a);
 
 #endif

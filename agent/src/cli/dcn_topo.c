@@ -24,6 +24,8 @@ static void usage(FILE *out)
           "                       (the server graph's BFS tree: hops and parents, neighbours in id order)\n"
           "       dcn-topo components FAMILY key=value... [--fail-node NODE]... [--fail-link NODE,NODE]...\n"
           "                       (each server's connected component under the failures)\n"
+          "       dcn-topo connectivity FAMILY key=value...\n"
+          "                       (the server graph's vertex connectivity and a smallest cut)\n"
           "       dcn-topo replicas bcube key=value... SRC TARGET... (Theorem 4's complete graph)\n"
           "       dcn-topo trees    bcube key=value... SRC           (BuildMultipleSPTs, Theorem 5)\n"
           "       dcn-topo families\n"
@@ -640,7 +642,8 @@ int main(int argc, char **argv)
         return cmd_trees(npos - 1, pos + 1);
     /* the node names after the parameters: paths SRC DST, bfs SRC */
     int names = !strcmp(cmd, "paths") ? 2 : !strcmp(cmd, "bfs") ? 1 : 0;
-    if (!names && strcmp(cmd, "export") && strcmp(cmd, "stats") && strcmp(cmd, "components")) {
+    if (!names && strcmp(cmd, "export") && strcmp(cmd, "stats") && strcmp(cmd, "components") &&
+        strcmp(cmd, "connectivity")) {
         fprintf(stderr, "dcn-topo: unknown command '%s'\n", cmd);
         usage(stderr);
         return EXIT_USAGE;
@@ -666,6 +669,8 @@ int main(int argc, char **argv)
         rc = cmd_bfs(&t, pos[npos - 1], &fails);
     else if (!strcmp(cmd, "components"))
         rc = cmd_components(&t, &fails);
+    else if (!strcmp(cmd, "connectivity"))
+        rc = cmd_connectivity(&t, &fails);
     else
         rc = cmd_paths(&t, pos[npos - 2], pos[npos - 1], algo, &fails, seed);
     dcn_topo_free(&t);

@@ -1,12 +1,15 @@
-/* dcn-topo bfs and components: the server graph's BFS tree from one server,
- * and which servers still reach each other under failures. */
+/* dcn-topo bfs, components and connectivity: the server graph's BFS tree
+ * from one server, which servers still reach each other under failures,
+ * and how many servers must fail to part the others. */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "cli.h"
 #include "topo/bfs.h"
 #include "topo/components.h"
+#include "topo/connectivity.h"
 #include "topo/family.h"
+#include "topo/graph.h"
 
 static void write_head(dcn_json *j, const dcn_topo *t)
 {
@@ -109,5 +112,74 @@ int cmd_components(const dcn_topo *t, const cli_fail_args *a)
     }
     free(comp);
     dcn_failures_free(&f);
+    return rc;
+}
+
+static void write_names(dcn_json *j, const dcn_topo *t, const char *key, const uint32_t *ids, uint32_t count)
+{
+    char name[DCN_NAME_MAX];
+    dcn_json_arr_begin(j, key);
+    for (uint32_t i = 0; i < count; i++) {
+        dcn_node_name(t, ids[i], name, sizeof name);
+        dcn_json_str(j, NULL, name);
+    }
+    dcn_json_arr_end(j);
+}
+
+/* The server graph, or the exit status after one line. */
+static int server_graph_or_status(const dcn_topo *t, dcn_graph *g)
+{
+    if (t->n_servers > DCN_CONN_MAX_VERTICES) {
+        fprintf(stderr, "dcn-topo: connectivity: %u servers, at most %d\n", t->n_servers, DCN_CONN_MAX_VERTICES);
+        return EXIT_USAGE;
+    }
+    int rc = dcn_graph_of_servers(g, t, DCN_CONN_MAX_EDGES);
+    if (rc == -2) {
+        fprintf(stderr, "dcn-topo: connectivity: the server graph has more than %u edges (at most %u)\n",
+                DCN_CONN_MAX_EDGES, DCN_CONN_MAX_EDGES);
+        return EXIT_USAGE;
+    }
+    if (rc < 0) {
+        fprintf(stderr, "dcn-topo: out of memory\n");
+        return 1;
+    }
+    return 0;
+}
+
+int cmd_connectivity(const dcn_topo *t, const cli_fail_args *a)
+{
+    if (a->n_nodes || a->n_links) {
+        fprintf(stderr, "dcn-topo: connectivity takes no --fail-node or --fail-link (it measures the whole "
+                        "server graph)\n");
+        return EXIT_USAGE;
+    }
+    dcn_graph g;
+    int rc = server_graph_or_status(t, &g);
+    if (rc)
+        return rc;
+    uint32_t *cut = malloc(g.n * sizeof *cut);
+    dcn_conn c;
+    if (!cut || dcn_vertex_connectivity(&g, &c, cut) < 0) {
+        fprintf(stderr, "dcn-topo: out of memory\n");
+        rc = 1;
+    } else {
+        dcn_json j;
+        write_head(&j, t);
+        dcn_json_int(&j, "edges", g.m);
+        dcn_json_int(&j, "degree_min", c.degree_min);
+        dcn_json_int(&j, "connectivity", c.kappa);
+        if (c.a == DCN_NONE) {
+            dcn_json_null(&j, "separates");
+        } else {
+            uint32_t pair[2] = {c.a, c.b};
+            write_names(&j, t, "separates", pair, 2);
+        }
+        write_names(&j, t, "cut", cut, c.kappa);
+        dcn_json_int(&j, "max_flows", c.flows);
+        dcn_json_obj_end(&j);
+        dcn_json_end(&j);
+    }
+    free(cut);
+    dcn_graph_free(&g);
     return rc;
 }
