@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 
 from .nlqdisc import QdiscReader
+from orchestrator.counters import LinkCounters, rates as link_rates
 from orchestrator.state import box_cpu_times
 
 if TYPE_CHECKING:
@@ -92,92 +93,23 @@ class StallWatch(_Sampler):
         return max([x for _, x in self.window(t0, t1)] or [0.0])
 
 
-def _read_counter(ifname, what):
-    try:
-        with open(f"/sys/class/net/{ifname}/statistics/{what}") as f:
-            return int(f.read())
-    except (OSError, ValueError):
-        return None
-
-
-def _read_netdev(pid):
-    """{ifname: {"rx_bytes", "tx_bytes"}} of the namespace of process pid."""
-    out = {}
-    try:
-        with open(f"/proc/{pid:d}/net/dev") as f:
-            for line in f.readlines()[2:]:
-                name, _, rest = line.partition(":")
-                v = rest.split()
-                out[name.strip()] = {"rx_bytes": int(v[0]), "tx_bytes": int(v[8])}
-    except (OSError, ValueError, IndexError):
-        pass
-    return out
-
-
-READ_SPAN_MAX = 0.1   # of a link sample's interval that reading its counters may take
-
-
 class LinkSampler(_Sampler):
-    """Rate (Mb/s) of both directions of every link. Directions are named
-    "A>B". A server-switch link is read on its switch port (rx: from the
-    server, tx: towards it); a switch-switch link on its a end."""
+    """Rate (Mb/s) of both directions of every link, named "A>B", as
+    orchestrator.counters.LinkCounters reads them. capacity_of(link): its
+    rate in Mb/s. host_pid, switch_pid: as LinkCounters'."""
 
-    def __init__(self, wiring: Wiring, capacity_of: Callable[[str], float], period: float = 1.0,
+    def __init__(self, wiring: Wiring, capacity_of: Callable[[dict], float], period: float = 1.0,
                  host_pid: Callable[[str], int] | None = None,
                  switch_pid: Callable[[str], int | None] | None = None) -> None:
-        """host_pid(name): the pid of a server's namespace; with it the
-        server-server cables (HCN/BCN port 2, DCell) are sampled too, on
-        their a end from /proc/PID/net/dev. switch_pid(name): the pid of
-        the namespace of a switch's ports when not this one (--cluster), or None."""
         super().__init__(period)
-        self.dirs = []  # (name, ifname or (pid, ifname), counter, capacity Mb/s)
-
-        def sw_end(sw, ifn):
-            pid = switch_pid(sw) if switch_pid else None
-            return ifn if pid is None else (pid, ifn)
-
-        for l in wiring.links:
-            a, b = l["a"], l["b"]
-            cap = capacity_of(l)
-            if not wiring.is_server(a):
-                ifn = sw_end(a, l["a_if"])
-                self.dirs += [(f"{a}>{b}", ifn, "tx_bytes", cap), (f"{b}>{a}", ifn, "rx_bytes", cap)]
-            elif not wiring.is_server(b):
-                ifn = sw_end(b, l["b_if"])
-                self.dirs += [(f"{b}>{a}", ifn, "tx_bytes", cap), (f"{a}>{b}", ifn, "rx_bytes", cap)]
-            elif host_pid is not None:  # a server-server cable: both ends in namespaces
-                end = (host_pid(a), l["a_if"])
-                self.dirs += [(f"{a}>{b}", end, "tx_bytes", cap), (f"{b}>{a}", end, "rx_bytes", cap)]
-        self.names = [d[0] for d in self.dirs]
-        self.capacity = {d[0]: d[3] for d in self.dirs}
+        self.counters = LinkCounters(wiring, host_pid, switch_pid)
+        self.names = self.counters.names
+        self.capacity = {n: capacity_of(wiring.links[i]) for n, i in zip(self.names, self.counters.link_index)}
 
     def read(self) -> tuple:
-        """(time after the read, counters, seconds the read took)."""
-        t0 = time.time()
-        netdev = {}
-        out = []
-        for _, ifn, c, _ in self.dirs:
-            if isinstance(ifn, tuple):
-                pid, name = ifn
-                if pid not in netdev:
-                    netdev[pid] = _read_netdev(pid)
-                out.append(netdev[pid].get(name, {}).get(c))
-            else:
-                out.append(_read_counter(ifn, c))
-        t1 = time.time()
-        return t1, out, t1 - t0
+        return self.counters.read()
 
-    @staticmethod
-    def diff(prev: tuple, cur: tuple) -> list[float | None]:
-        """Mb/s per direction between two reads; None for all when either
-        read took more than READ_SPAN_MAX of the interval (a box so busy
-        that the counters were read seconds apart: the interval's rate is
-        not known, and a stamp taken at one end of the read would make it
-        up; such a box fails the CPU and stall checks anyway)."""
-        dt = cur[0] - prev[0]
-        if dt <= 0 or max(prev[2], cur[2]) > READ_SPAN_MAX * dt:
-            return [None] * len(cur[1])
-        return [None if a is None or b is None else (b - a) * 8 / dt / 1e6 for a, b in zip(prev[1], cur[1])]
+    diff = staticmethod(link_rates)
 
     def mean_rates(self, t0: float | None = None, t1: float | None = None) -> dict[str, float | None]:
         """Mean Mb/s per direction over the window."""
