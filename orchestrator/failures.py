@@ -65,10 +65,12 @@ class Failures(ClusterTestbed):
 
     def link_down(self, a: str, b: str) -> None:
         self._set_link(a, b, False)
+        self.failed_links[frozenset((a, b))] = "down"
         self.event("link_down", a, b)
 
     def link_up(self, a: str, b: str) -> None:
         self._set_link(a, b, True)
+        self.failed_links.pop(frozenset((a, b)), None)
         self.event("link_up", a, b)
 
     def _silent_ends(self, a, b, direction):
@@ -97,6 +99,7 @@ class Failures(ClusterTestbed):
         for node, ifn, _l in ends:
             self._tc(node, silent_lines(ifn))
             self.silenced.add((node, ifn))
+        self.failed_links[frozenset((a, b))] = "silent" if direction == "both" else f"silent {direction}"
         self.event("link_silent", a, b, direction)
 
     def link_unsilent(self, a: str, b: str) -> None:
@@ -105,6 +108,7 @@ class Failures(ClusterTestbed):
             if (node, ifn) in self.silenced:
                 self._tc(node, [f"qdisc del dev {ifn} root"] + linkclass.tc_lines(ifn, self._link_params(l)))
                 self.silenced.discard((node, ifn))
+        self.failed_links.pop(frozenset((a, b)), None)
         self.event("link_unsilent", a, b)
 
     def _server_ports(self, name):
@@ -116,12 +120,14 @@ class Failures(ClusterTestbed):
             raise TestbedError(f"{name} is not a server")
         self.stop_agent(name)
         self._ns_set_up(name, self._server_ports(name), False)
+        self.failed_nodes[name] = "server"
         self.event("server_down", name)
 
     def server_up(self, name: str, wait: bool = False) -> None:
         if self._node_kind(name) != "server":
             raise TestbedError(f"{name} is not a server")
         self._ns_set_up(name, self._server_ports(name), True)
+        self.failed_nodes.pop(name, None)
         if self.agent_mode and name not in self.agents:
             self.start_agent(name)
             self.state.save()
@@ -137,10 +143,12 @@ class Failures(ClusterTestbed):
         if self._node_kind(name) != "switch":
             raise TestbedError(f"{name} is not a switch")
         netops.set_up(self._switch_ports(name), None, False)
+        self.failed_nodes[name] = "switch"
         self.event("switch_down", name)
 
     def switch_up(self, name: str) -> None:
         if self._node_kind(name) != "switch":
             raise TestbedError(f"{name} is not a switch")
         netops.set_up(self._switch_ports(name), None, True)
+        self.failed_nodes.pop(name, None)
         self.event("switch_up", name)

@@ -80,6 +80,8 @@ class Testbed(BringUp, Agents, Failures, Captures, Teardown):
         self.aux = {}         # pid -> Popen (iperf, ping shells)
         self.events = []
         self.silenced = set()  # (node, interface) egresses a silent fault drops (failures.py)
+        self.failed_links = {}  # frozenset({a, b}) -> "down", "silent" or "silent A>B" (failures.py)
+        self.failed_nodes = {}  # name -> "server" or "switch", injected and not yet undone
         self.timings = {}
         self.agent_mode = False
         self.stp = False
