@@ -17,14 +17,15 @@ BUILD_PACKAGES := build-essential cmake pkg-config check libev-dev libnl-3-dev l
 SIM_PACKAGES   := python3-matplotlib
 PY_PACKAGES    := python3-venv python3-pip python3-setuptools python3-wheel
 APT_PACKAGES   := $(BUILD_PACKAGES) $(SIM_PACKAGES) $(PY_PACKAGES) openvswitch-switch mininet iperf3 ethtool iproute2 procps \
-                  tcpdump python3-pytest iputils-ping valgrind tshark libclang-rt-dev openssh-client openssh-server
+                  tcpdump python3-pytest iputils-ping valgrind tshark libclang-rt-dev openssh-client openssh-server \
+                  chromium python3-websocket
 
 .PHONY: all deps build-deps sim-deps python build test test-unit test-integration bench simulations testbed clean-testbed clean help experiments wireshark-plugin fuzz soak
 
 all: build
 
 help:
-	@echo "sudo make testbed   bring up the emulated testbed (TOPO=\"bcube n=4 k=1\")"
+	@echo "sudo make testbed   bring up the emulated testbed (TOPO=\"bcube n=4 k=1\", VIEW=8080 for the live view)"
 	@echo "sudo make test      run every test"
 	@echo "make build          build dcn-topo and the library (Release, in $(BUILD)/)"
 	@echo "make python         the Python packages, editable, in $(VENV)/ (offline, Debian's Python)"
@@ -106,8 +107,10 @@ TOPO ?= bcube n=4 k=1
 TESTBED_ARGS ?=
 # CLUSTER="host1 host2": the same network spread over these machines (docs/cluster.md)
 CLUSTER ?=
+# VIEW=8080: the live view on http://127.0.0.1:8080/ while the testbed is up (docs/view.md)
+VIEW ?=
 testbed: deps build
-	@$(PYTHON) orchestrator/dcn_testbed.py --build-dir $(BUILD) --topo "$(TOPO)" $(TESTBED_ARGS) $(if $(strip $(CLUSTER)),--cluster "$(strip $(CLUSTER))")
+	@$(PYTHON) orchestrator/dcn_testbed.py --build-dir $(BUILD) --topo "$(TOPO)" $(TESTBED_ARGS) $(if $(strip $(CLUSTER)),--cluster "$(strip $(CLUSTER))") $(if $(strip $(VIEW)),--view $(strip $(VIEW)))
 
 clean-testbed:
 	@$(PYTHON) orchestrator/dcn_testbed.py --clean

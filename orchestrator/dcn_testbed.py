@@ -47,6 +47,7 @@ try:
     from orchestrator.agents import DATA_PATHS, DEFAULT_DATA_PATH, data_path_args  # noqa: E402
     from orchestrator.cli import run_cli, terminal_stdin  # noqa: E402
     from orchestrator.testbed import SWITCH_KINDS, Testbed, TestbedError  # noqa: E402
+    from orchestrator.view import View, ViewError  # noqa: E402
 except ImportError as _e:  # Mininet (or another Debian package) missing
     print(missing_module("dcn_testbed", _e), file=sys.stderr)
     sys.exit(1)
@@ -138,6 +139,9 @@ def parse_args(argv):
                     help="folder of the pcap files of --capture and the CLI's capture command "
                          "(default: results/captures/<UTC date-time>/)")
     cluster.add_options(ap)
+    ap.add_argument("--view", type=int, metavar="PORT", default=None,
+                    help="serve the live view of the network on http://127.0.0.1:PORT/ while it is up "
+                         "(docs/view.md)")
     ap.add_argument("--json", metavar="FILE", help="write timings and smoke results here")
     ap.add_argument("--hold", action="store_true",
                     help="without a TTY, keep the testbed up until SIGTERM/SIGINT instead of exiting")
@@ -151,6 +155,8 @@ def parse_args(argv):
         ap.error("--mtu must be 576..9000")
     if not 10 <= a.hello_ms <= 60000 or not 1 <= a.dead_misses <= 100:  # the agent's own bounds
         ap.error("--hello-ms must be 10..60000 and --dead-misses 1..100")
+    if a.view is not None and not 1 <= a.view <= 65535:
+        ap.error("--view must be a TCP port, 1..65535")
     try:
         a.server_params = linkclass.parse_override(a.server_link, linkclass.DEFAULT_SERVER)
         a.hs_params = (linkclass.parse_override(a.highspeed_link, linkclass.highspeed_default(a.server_params))
@@ -183,7 +189,9 @@ def main(argv=None):
                      capture=a.capture, capture_dir=a.capture_dir, ovs_rt=a.ovs_forwarder == "rt",
                      cluster=a.cluster_obj)
         tb.preflight()
-    except TestbedError as e:
+        # the port taken before anything is built: one line if it is busy
+        view = View(a.view, log=say) if a.view is not None else None
+    except (TestbedError, ViewError) as e:
         say_err(f'dcn_testbed: {" ".join(str(e).split())}')
         return 2
     global _LOCK  # held until the process exits
@@ -194,6 +202,8 @@ def main(argv=None):
     report = {}
     try:
         tb.start()
+        if view:
+            view.attach(tb)
         report["timings"] = tb.timings
         if not a.no_smoke:
             res = smoke.smoke(tb, max_pairs=a.ping_pairs, log=say)
@@ -230,6 +240,9 @@ def main(argv=None):
         say_err(f'\ndcn_testbed: interrupted ({e or "Ctrl-C"})')
         rc = 130
     finally:
+        if view:
+            view.detach(tb)
+            view.close()
         tb.stop()
         if a.json and report:
             report["events"] = tb.events

@@ -96,6 +96,9 @@ class Wiring:
         self.server_list = sorted(data["servers"], key=lambda s: s["id"])
         self.switch_list = sorted(data["switches"], key=lambda s: s["id"])
         self.links = data["links"]
+        # the drawing of the view (orchestrator/view): each node's "x" and "y",
+        # the width, height and unit boxes ("groups") of the export's layout
+        self.layout = data.get("layout") or {}
         if len(self.servers) != len(data["servers"]) or len(self.switches) != len(data["switches"]):
             raise TopoError("duplicate node names in the export")
         n_srv = len(self.server_list)

@@ -23,6 +23,7 @@ from orchestrator import cluster, linkclass, netops, state
 from orchestrator.agents import DATA_PATHS, DEFAULT_DATA_PATH, data_path_args
 from orchestrator.errors import OneLineParser
 from orchestrator.testbed import SWITCH_KINDS, Testbed, TestbedError
+from orchestrator.view import View, ViewError
 
 from . import repeat
 from .samplers import CpuSampler, LinkSampler, QueueSampler, StallWatch
@@ -332,7 +333,11 @@ class Experiment:
         g.add_argument("--out", default=None, help=f"results folder (default results/{out_default})")
         g.add_argument("--tiny", action="store_true",
                        help="a seconds-long run for the test suite (size-scale at most 0.01)")
+        g.add_argument("--view", type=int, metavar="PORT", default=None,
+                       help="serve the live view of each network on http://127.0.0.1:PORT/ while the run lasts, "
+                            "with the experiment's phase and progress (docs/view.md)")
         self.a = None
+        self.view = None
         self.t_start = self.t_run = time.time()
         self.run_index = 0        # 0-based; run i's files go to raw/run-(i+1)/ when repeated
         self.run_summaries = []
@@ -372,6 +377,8 @@ class Experiment:
             self.ap.error("--size-scale must be in (0, 10]")
         if not 10 <= a.hello_ms <= 60000 or not 10 <= a.fast_hello_ms <= 60000:  # the agent's bounds
             self.ap.error("--hello-ms and --fast-hello-ms must be 10..60000")
+        if a.view is not None and not 1 <= a.view <= 65535:
+            self.ap.error("--view must be a TCP port, 1..65535")
         if a.queue_pkts is not None and not 1 <= a.queue_pkts <= 100000:
             self.ap.error("--queue-pkts must be 1..100000")
         if a.queue_bytes and not linkclass.QUEUE_BYTES_MIN <= a.queue_bytes <= linkclass.QUEUE_BYTES_MAX:
@@ -393,6 +400,12 @@ class Experiment:
             self.fail("missing on PATH: iperf3 (sudo make deps)")
         self._servers = []
         self._check_specs(a)
+        if a.view is not None:  # the port taken before anything is built
+            try:
+                self.view = View(a.view, log=self.log)
+            except ViewError as e:
+                self.fail(str(e))
+            self.view.set_experiment(self.name, run=1, runs=a.runs if self.repeat else None)
         self.a = a
         # each data path has its own folders (DATA_PATH_SUFFIX)
         self.out = a.out or os.path.join(RESULTS, self.name + (DATA_PATH_SUFFIX[a.data_path] if a.data_path else ""))
@@ -496,6 +509,13 @@ class Experiment:
 
     def log(self, msg: str) -> None:
         print(f"[{time.time() - self.t_start:6.1f} s] {msg}", flush=True)
+        if self.view:
+            self.view.set_experiment(self.name, phase=msg.strip())
+
+    def progress(self, fraction: float | None) -> None:
+        """How far the current phase is (0..1), for the view."""
+        if self.view:
+            self.view.set_experiment(self.name, progress=fraction)
 
     def agent_accepts(self, spec: str, args: list[str]) -> bool:
         """Whether this build's dcn-agent takes the options `args` for `spec`
@@ -536,6 +556,8 @@ class Experiment:
                 tb.start()
             except TestbedError as e:
                 raise BringUpError(f"{label}: {e}") from None
+            if self.view:
+                self.view.attach(tb, label)
             if tb.mtu < (mtu or a.mtu):  # --cluster: what the tunnels carry (docs/cluster.md)
                 self.log(f"{label}: links at MTU {tb.mtu:d}, not {mtu or a.mtu:d} (--cluster)")
                 if mtu is None:  # the run's MTU: the summary gives the one the links had
@@ -567,6 +589,8 @@ class Experiment:
             self.nets.append(net)
             yield net
         finally:
+            if self.view:
+                self.view.detach(tb)
             for s in (cpu, stalls, links, queues, ss):
                 if s:
                     s.stop()
@@ -710,6 +734,8 @@ class Experiment:
         self.nets = []
         self.t_run = time.time()
         self.run_dir = os.path.join(self.work, "raw", f"run-{self.run_index + 1:02d}")
+        if self.view:
+            self.view.set_experiment(self.name, run=self.run_index + 1, progress=None)
         os.makedirs(os.path.join(self.run_dir, "raw"))
         valid = sum(1 for r in self.run_summaries if r["valid"])
         self.log(f"run {self.run_index + 1:d} (seed {self.a.seed:d}); {valid:d} of {self.a.runs:d} valid runs so far")
@@ -773,3 +799,6 @@ class Experiment:
         except KeyboardInterrupt:
             self.log("interrupted; previous results left as they were")
             return 130
+        finally:
+            if self.view:
+                self.view.close()

@@ -100,6 +100,7 @@ def run_flows(ex: Experiment, tb: Testbed, flows: list, port_base: int = 5201, t
             now = time.time()
             if on_tick:
                 on_tick(now - t0)
+            ex.progress((len(flows) - len(pending)) / len(flows))
             if now - last >= progress_every and pending:
                 ex.log(f"  flows done {len(flows) - len(pending):d}/{len(flows)} ({now - t0:.0f} s)")
                 last = now
@@ -260,6 +261,7 @@ def run_relays(ex: Experiment, tb: Testbed, plan: RelayPlan, timeout: float = 60
                 for key, p in pending:
                     results[key] = {"exit": None, "stderr": f"timeout after {timeout:.0f} s"}
                 break
+            ex.progress((len(procs) - len(pending)) / len(procs))
             if time.time() - last >= progress_every and pending:
                 ex.log(f"  relay processes done {len(procs) - len(pending):d}/{len(procs)} ({time.time() - t0:.0f} "
                        "s)")

@@ -4,6 +4,7 @@ summary with the fields every experiment promises. The numbers of such a
 short run mean nothing and are not checked; completed flows are."""
 import json
 import os
+import socket
 import subprocess
 
 import pytest
@@ -32,6 +33,12 @@ def run_tiny(name, tmp_path, *extra):
     assert not os.path.exists(str(out) + ".partial")
     assert testing.project_bridges() == [], "bridges left behind"
     return s, out, r.stdout
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
 def reasons(s, out):
@@ -112,8 +119,10 @@ def test_all_to_all_tiny_repeated(tmp_path):
     bytes, no small frames first, NewReno), twice: the runs
     alternate BCube and the tree with their own seeds (passed to the
     agents), and the summary carries the interval over them."""
-    s, out, log = run_tiny("bcube-all-to-all", tmp_path, "--runs", "2", "--seed", "7")
+    port = free_port()
+    s, out, log = run_tiny("bcube-all-to-all", tmp_path, "--runs", "2", "--seed", "7", "--view", str(port))
     assert "flows failed" not in reasons(s, out), log[-2000:]
+    assert f"dcn-view: http://127.0.0.1:{port:d}/" in log   # --view: served while it ran (docs/view.md)
     assert s["small_first"] is False and s["queue_bytes"] == 131072 and s["tcp_rto_min_ms"] == 200.0
     assert s["tcp_cc"] == "reno"
     assert s["runs_wanted"] == 2 and s["runs_n"] + s["runs_invalid"] == len(s["run_table"]) >= 2
