@@ -55,6 +55,23 @@ def container(name: str) -> int:
     return int(name[1:].split("_")[0])
 
 
+def c2c_pairs(names: list[str], src: int = 0, dst: int = 1) -> list[tuple[str, str]]:
+    """The C-to-C pattern's pairs: each server of container src with the
+    server of the same ID in container dst."""
+    have = set(names)
+    return [(n, f'h{dst:d}_{n.split("_")[1]}') for n in names
+            if container(n) == src and f'h{dst:d}_{n.split("_")[1]}' in have]
+
+
+def c2c_plan(pairs: list[tuple[str, str]], per_conn: int, conns: int = 4) -> traffic.RelayPlan:
+    """Each pair's transfer as `conns` TCP connections of per_conn bytes (dcn-relay)."""
+    plan = traffic.RelayPlan()
+    for s, d in pairs:
+        for _ in range(conns):
+            plan.chain([s, d], per_conn)
+    return plan
+
+
 def is_switch(name: str) -> bool:
     return name.startswith("s")
 
