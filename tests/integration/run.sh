@@ -31,7 +31,7 @@ shopt -s nullglob
 py=("$here"/test_*.py)
 if [ ${#py[@]} -gt 0 ]; then
   echo "== pytest ${py[*]##*/}"
-  if DCN_BUILD_DIR="$build" flock /run/dcn-netns.lock /usr/bin/python3 -m pytest -q -p no:cacheprovider "${py[@]}"; then
+  if DCN_BUILD_DIR="$build" flock /run/dcn-netns.lock /usr/bin/python3 -m pytest -q -p no:cacheprovider --durations=25 "${py[@]}"; then
     pass=$((pass+1)); else fail=$((fail+1)); echo "FAILED: pytest"; fi
 fi
 echo "integration: $pass passed, $fail failed"
