@@ -2,7 +2,7 @@
 on the kernel's data path unless told otherwise (`dcn_testbed --data-path
 agent|kernel`, so `sudo make testbed TESTBED_ARGS="--data-path agent"`),
 the smoke check's pings cross relays with it, and the teardown leaves
-nothing; an experiment records its data path; and
+nothing; and
 experiments/data-path-all-to-all runs both. Root only; run by
 tests/integration/run.sh under the machine-wide lock."""
 import json
@@ -60,27 +60,6 @@ def test_testbed_flag_reaches_every_agent_and_leaves_nothing(flag, path):
         p.stdout.close()
     assert testing.leftovers_of_state(data) == {}
     assert state.load() is None
-
-
-def test_experiment_records_its_data_path(tmp_path):
-    """--data-path kernel through shaped Mininet links: the run records it,
-    and the relay and the two ends carried the traffic in the kernel."""
-    out = tmp_path / "fwd"
-    r = subprocess.run([os.path.join(testing.REPO, "experiments", "bcube-forwarding"), "--tiny", "--out", str(out),
-                        "--switch", "lxbr", "--link-mbps", "20", "--mtus", "9000", "--seconds", "12",
-                        "--data-path", "kernel", "--build-dir", BUILD],
-                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300)
-    assert r.returncode in (0, 3), r.stdout[-3000:]
-    with open(out / "summary.json") as f:
-        s = json.load(f)
-    assert s["data_path"] == "kernel"
-    assert s["experiment"] == "bcube-forwarding"
-    with open(out / "raw" / "run-01" / "summary.json") as f:   # the run's own figures, valid or not
-        m = json.load(f)["measured"]
-    agent = [x for x in m["rows"] if x["mode"] == "agent"]
-    assert agent and all(x["flows_ok"] and x["forwarding_mbps"] >= 0.8 * m["expected_forwarding_mbps"]
-                         for x in agent), agent
-    assert testing.project_bridges() == [], "bridges left behind"
 
 
 def test_data_path_all_to_all_runs_both(tmp_path):

@@ -77,8 +77,9 @@ def test_forwarding_tiny(tmp_path):
     12 s connections: with the sanitized agents of make test the last
     connection moved data about 4 s after the spawn (CI at cb19ca7, with
     8 s connections, had a 1.8 s window)."""
-    s, out, log = run_tiny("bcube-forwarding", tmp_path, "--mtus", "9000", "--seconds", "12")
+    s, out, log = run_tiny("bcube-forwarding", tmp_path, "--mtus", "9000", "--seconds", "12", "--data-path", "kernel")
     assert "flows failed" not in reasons(s, out), log[-2000:]
+    assert s["data_path"] == "kernel"   # the run records the data path it was given
     rows = {r["mode"]: r for r in first_run(out)["measured"]["rows"]}
     assert set(rows) == {"agent", "kernel"}, rows
     for r in rows.values():
