@@ -638,15 +638,15 @@ def check_spec(page, dcn_topo):
         fail(at(m.start()), "dcn-topo export %s: exit %d: %s" % (spec, r.returncode, r.stderr.strip()))
         return
     data = json.loads(r.stdout)
-    for key in ("family", "params", "servers", "switches", "links", "id", "name", "ports", "a", "a_port", "b",
-                "b_port", "kind"):
+    for key in ("family", "params", "servers", "switches", "links", "layout", "id", "name", "ports", "x", "y", "a",
+                "a_port", "b", "b_port", "kind"):
         need("`%s`" % key)
-    for key in ("family", "params", "servers", "switches", "links"):
+    for key in ("family", "params", "servers", "switches", "links", "layout"):
         if key not in data:
             fail(None, "dcn-topo export prints no %r" % key)
     for node in data["servers"] + data["switches"]:
-        if set(node) != {"id", "name", "ports"}:
-            fail(None, "export node %s has keys %s, the page lists id, name, ports" % (node, sorted(node)))
+        if set(node) != {"id", "name", "ports", "x", "y"}:
+            fail(None, "export node %s has keys %s, the page lists id, name, ports, x, y" % (node, sorted(node)))
             break
     kinds = {"server-switch", "server-server", "switch-switch"}
     for k in kinds:

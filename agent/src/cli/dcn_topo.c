@@ -10,6 +10,7 @@
 #include "topo/families/bcube_multicast.h"
 #include "topo/family.h"
 #include "topo/json.h"
+#include "topo/layout.h"
 #include "topo/topo.h"
 
 #define MAX_WORDS 512
@@ -43,8 +44,35 @@ static const char *link_kind(const dcn_topo *t, uint32_t a, uint32_t b)
     return "server-switch";
 }
 
+/* "layout": the drawing's size and its unit boxes (the nodes' points are
+ * printed with the nodes). */
+static void write_layout(dcn_json *j, const dcn_layout *lay)
+{
+    dcn_json_obj_begin(j, "layout");
+    dcn_json_fixed(j, "width", lay->width, 2);
+    dcn_json_fixed(j, "height", lay->height, 2);
+    dcn_json_arr_begin(j, "groups");
+    for (uint32_t i = 0; i < lay->n_groups; i++) {
+        const dcn_layout_group *g = &lay->groups[i];
+        dcn_json_obj_begin(j, NULL);
+        dcn_json_str(j, "name", g->name);
+        dcn_json_fixed(j, "x", g->x, 2);
+        dcn_json_fixed(j, "y", g->y, 2);
+        dcn_json_fixed(j, "w", g->w, 2);
+        dcn_json_fixed(j, "h", g->h, 2);
+        dcn_json_obj_end(j);
+    }
+    dcn_json_arr_end(j);
+    dcn_json_obj_end(j);
+}
+
 static int cmd_export(const dcn_topo *t)
 {
+    dcn_layout lay;
+    if (dcn_layout_compute(t, &lay) < 0) {
+        fprintf(stderr, "dcn-topo: out of memory\n");
+        return 1;
+    }
     dcn_json j;
     char name[DCN_NAME_MAX], other[DCN_NAME_MAX];
     dcn_json_init(&j, stdout, 2);
@@ -60,6 +88,8 @@ static int cmd_export(const dcn_topo *t)
             dcn_json_int(&j, "id", v);
             dcn_json_str(&j, "name", name);
             dcn_json_int(&j, "ports", dcn_nports(t, v));
+            dcn_json_fixed(&j, "x", lay.x[v], 2);
+            dcn_json_fixed(&j, "y", lay.y[v], 2);
             dcn_json_obj_end(&j);
         }
         dcn_json_arr_end(&j);
@@ -81,8 +111,10 @@ static int cmd_export(const dcn_topo *t)
             dcn_json_obj_end(&j);
         }
     dcn_json_arr_end(&j);
+    write_layout(&j, &lay);
     dcn_json_obj_end(&j);
     dcn_json_end(&j);
+    dcn_layout_free(&lay);
     return 0;
 }
 

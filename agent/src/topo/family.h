@@ -1,6 +1,6 @@
-/* What a topology family provides: its parameters, its builder, its names
- * and its routing algorithms. Each family lives in families/<name>.c and
- * exports one `const dcn_family dcn_family_<name>`. */
+/* What a topology family provides: its parameters, its builder, its names,
+ * its routing algorithms and its drawing. Each family lives in
+ * families/<name>.c and exports one `const dcn_family dcn_family_<name>`. */
 #ifndef DCN_FAMILY_H
 #define DCN_FAMILY_H
 
@@ -14,6 +14,7 @@
 #include "topo.h"
 
 struct dcn_json;
+struct dcn_layout;
 
 /* Routing context handed to every algorithm. */
 typedef struct dcn_route_ctx {
@@ -53,6 +54,10 @@ struct dcn_family {
     /* Optional: prints the paper's closed-form counts (JSON members, no braces)
      * for `dcn-topo stats`. */
     void (*formulas)(const dcn_topo *t, struct dcn_json *j);
+    /* Optional: places every node and outlines the natural units as the
+     * paper's figures draw them (layout.h); NULL: dcn_layout_generic().
+     * Returns 0, or -1 when out of memory. */
+    int (*layout)(const dcn_topo *t, struct dcn_layout *lay);
 };
 
 const dcn_family *dcn_family_find(const char *name);

@@ -1,6 +1,7 @@
 #include "json.h"
 
 #include <math.h>
+#include <string.h>
 
 void dcn_json_init(dcn_json *j, FILE *out, int pretty)
 {
@@ -87,6 +88,29 @@ void dcn_json_num(dcn_json *j, const char *key, double value)
         fprintf(j->out, "%.6g", value);
     else
         fputs("null", j->out);
+}
+
+void dcn_json_fixed(dcn_json *j, const char *key, double value, int decimals)
+{
+    member(j, key);
+    if (!isfinite(value)) {
+        fputs("null", j->out);
+        return;
+    }
+    char buf[80];
+    int places = decimals < 0 ? 0 : decimals > 9 ? 9 : decimals;
+    int len = snprintf(buf, sizeof buf, "%.*f", places, value);
+    if (len <= 0 || (size_t)len >= sizeof buf) { /* beyond 10^60 */
+        fprintf(j->out, "%.17g", value);
+        return;
+    }
+    if (strchr(buf, '.')) {
+        while (buf[len - 1] == '0')
+            buf[--len] = '\0';
+        if (buf[len - 1] == '.')
+            buf[--len] = '\0';
+    }
+    fputs(strcmp(buf, "-0") == 0 ? "0" : buf, j->out);
 }
 
 void dcn_json_null(dcn_json *j, const char *key)

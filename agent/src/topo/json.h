@@ -22,6 +22,8 @@ void dcn_json_arr_end(dcn_json *j);
 void dcn_json_str(dcn_json *j, const char *key, const char *value);
 void dcn_json_int(dcn_json *j, const char *key, long long value);
 void dcn_json_num(dcn_json *j, const char *key, double value);
+/* value rounded to `decimals` places (0..9), trailing zeros dropped: 25, 12.5, 3.25 */
+void dcn_json_fixed(dcn_json *j, const char *key, double value, int decimals);
 void dcn_json_null(dcn_json *j, const char *key);
 void dcn_json_end(dcn_json *j); /* final newline */
 

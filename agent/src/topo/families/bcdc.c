@@ -1,7 +1,7 @@
 /* BCDC (Wang et al., JCST 2018): switches are the nodes of the crossed cube
  * CQ_n, servers its edges, each server dual-ported to the two switches of
  * its edge. Naming, ids and every decision the paper leaves open:
- * docs/topologies/bcdc.md. */
+ * docs/topologies/bcdc.md; the drawing: bcdc_figure.h. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +10,7 @@
 #include "../disjoint.h"
 #include "../family.h"
 #include "../json.h"
+#include "bcdc_figure.h"
 #include "bcdc_route.h"
 #include "../scratch.h"
 
@@ -192,4 +193,5 @@ const dcn_family dcn_family_bcdc = {
     .n_algos = 3,
     .metric = DCN_METRIC_HOPS,
     .formulas = bcdc_formulas,
+    .layout = bcdc_figure_layout,
 };

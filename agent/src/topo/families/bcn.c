@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "family.h"
+#include "hcn_figure.h"
 #include "hcn_label.h"
 #include "hcn_route.h"
 #include "json.h"
@@ -86,4 +87,5 @@ const dcn_family dcn_family_bcn = {
     .n_algos = 3,
     .metric = DCN_METRIC_HOPS,
     .formulas = bcn_formulas,
+    .layout = hcn_figure_layout,
 };

@@ -5,11 +5,13 @@
  *
  * Wiring: server port l = level l, cabled to switch <l, A without digit l>
  * on that switch's port A[l]. Node ids, names and the partial-BCube choices
- * are described in bcube_layout.h, bcube_names.h and docs/topologies/bcube.md. */
+ * are described in bcube_layout.h, bcube_names.h and docs/topologies/bcube.md;
+ * the drawing in bcube_figure.h. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "bcube_figure.h"
 #include "bcube_layout.h"
 #include "bcube_names.h"
 #include "bfs.h"
@@ -214,4 +216,5 @@ const dcn_family dcn_family_bcube = {
     .n_algos = 2,
     .metric = DCN_METRIC_HOPS,
     .formulas = bcube_formulas,
+    .layout = bcube_figure_layout,
 };

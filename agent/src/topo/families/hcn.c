@@ -1,10 +1,12 @@
 /* HCN(n,h) (Guo et al., IEEE TC 2013, Sec. 3.1): n^(h+1) dual-port servers
  * on n^h n-port switches; level-i units are complete graphs of n level-(i-1)
  * units, one server-to-server cable per pair (Definition 2). The labels,
- * wiring and routing live in hcn_label.c and hcn_route.c, shared with BCN. */
+ * wiring, routing and drawing live in hcn_label.c, hcn_route.c and
+ * hcn_figure.c, shared with BCN. */
 #include <stdio.h>
 
 #include "family.h"
+#include "hcn_figure.h"
 #include "hcn_label.h"
 #include "hcn_route.h"
 #include "json.h"
@@ -72,4 +74,5 @@ const dcn_family dcn_family_hcn = {
     .n_algos = 3,
     .metric = DCN_METRIC_HOPS,
     .formulas = hcn_formulas,
+    .layout = hcn_figure_layout,
 };

@@ -1,12 +1,14 @@
 /* MDCube (Wu, Lu, Guo; CoNEXT 2009): BCube_k(n) containers on a
  * (D+1)-dimensional grid, joined switch to switch by high-speed fibers.
- * Geometry and numbering: mdcube_geom.h; routing: mdcube_route.h;
- * decisions on the garbled parts of the paper: docs/topologies/mdcube.md. */
+ * Geometry and numbering: mdcube_geom.h; routing: mdcube_route.h; drawing:
+ * mdcube_figure.h; decisions on the garbled parts of the paper:
+ * docs/topologies/mdcube.md. */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "family.h"
 #include "json.h"
+#include "mdcube_figure.h"
 #include "mdcube_geom.h"
 #include "mdcube_route.h"
 
@@ -210,4 +212,5 @@ const dcn_family dcn_family_mdcube = {
     .n_algos = 4,
     .metric = DCN_METRIC_LINKS,
     .formulas = mdcube_formulas,
+    .layout = mdcube_figure_layout,
 };
