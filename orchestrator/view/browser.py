@@ -104,14 +104,20 @@ class Browser:
 
     def wait_for(self, expression: str, timeout: float, every: float = 0.05) -> tuple:
         """Polls expression until it is truthy: (its value, seconds waited);
-        (the last value, None) at the timeout."""
+        (the last value, None) at the timeout. An expression that throws
+        (the page still loading) counts as not yet."""
         t0 = time.time()
         while True:
-            v = self.eval(expression)
+            try:
+                v = self.eval(expression)
+            except BrowserError as e:
+                v, thrown = None, str(e)
+            else:
+                thrown = None
             if v:
                 return v, time.time() - t0
             if time.time() - t0 > timeout:
-                return v, None
+                return (thrown if thrown else v), None
             time.sleep(every)
 
     def screenshot(self, path: str) -> None:

@@ -136,7 +136,8 @@
       svgEl('rect', {x: g.x, y: g.y, width: g.w, height: g.h, rx: Math.min(g.w, g.h) * 0.03}, e);
       const gf = 12 / pxu;
       if (!big || g.w * pxu > 60) {
-        svgEl('text', {x: g.x + gf * 0.5, y: g.y + gf * 1.2, 'font-size': gf, 'stroke-width': gf * 0.25}, e, g.name);
+        // above the box, where no node of the unit lies
+        svgEl('text', {x: g.x, y: g.y - gf * 0.35, 'font-size': gf, 'stroke-width': gf * 0.25}, e, g.name);
       }
       svgEl('title', {}, e, g.name);
     }
