@@ -43,7 +43,7 @@ def test_view_draws_the_network_its_failures_and_a_flow(tmp_path):
 
         # a failure is drawn at the page's next state
         lid = link_id(page, "h03", "s0_0")
-        failed = "document.querySelector('.link[data-id=%r]').classList.contains('failed')" % lid
+        failed = "document.querySelector('.link[data-id=\"%s\"]').classList.contains('failed')" % lid
         assert page.eval(failed) is False
         tb.link_down("h03", "s0_0")
         _, waited = page.wait_for(failed, timeout=30)
