@@ -15,6 +15,7 @@
   let timer = null, busy = false;
   let selected = null, serverBusy = false, serverAt = 0;
   let hlFlow = null;
+  const flowEls = new Map();   // server|5-tuple -> its polyline and list entry, kept across polls
   let vb = null, fitVB = null, drag = null, dragged = false;
 
   function svgEl(tag, attrs, parent, text) {
@@ -103,6 +104,8 @@
     topo = t;
     const layers = {};
     for (const id of ['groups', 'links', 'flows', 'nodes']) { layers[id] = $(id); layers[id].replaceChildren(); }
+    $('flow-list').replaceChildren();
+    flowEls.clear();
     const pos = new Map();
     let missing = 0;
     for (const n of t.nodes || []) {
@@ -233,52 +236,66 @@
     if (selected && Date.now() - serverAt >= SERVER_MS) refreshServer();
   }
 
+  // Each poll updates the flows' elements in place (a new one is made, a
+  // gone one removed, an attribute set only when it changed): the
+  // all-to-all's 500 flows rebuilt every second kept a headless Chromium at
+  // a fifth of the box (results/view-cost/)
   function drawFlows(flows) {
     const layer = $('flows'), list = $('flow-list'), step = geo.r * 0.45;
-    layer.replaceChildren();
-    list.replaceChildren();
     // a flow's hops; the n-th flow over a link is drawn n steps beside it
-    const used = new Map();
-    const hops = flows.map((f) => {
+    const used = new Map(), seen = new Set();
+    flows.forEach((f) => {
       const path = (Array.isArray(f.path) ? f.path : []).filter((n) => geo.pos.has(n));
-      const hs = [];
-      for (let i = 1; i < path.length; i++) {
-        hs.push({u: path[i - 1], v: path[i], k: endsKey(path[i - 1], path[i])});
-      }
-      return {path, hs};
-    });
-    flows.forEach((f, fi) => {
-      const {path, hs} = hops[fi], key = flowKey(f), colour = flowColour(key);
-      const offs = hs.map((hop) => {   // the hop's offset, perpendicular to the link drawn from its lower name
-        const slot = used.get(hop.k) || 0;
-        used.set(hop.k, slot + 1);
-        const [p, q] = hop.u < hop.v ? [geo.pos.get(hop.u), geo.pos.get(hop.v)] : [geo.pos.get(hop.v), geo.pos.get(hop.u)];
-        const len = Math.hypot(q.x - p.x, q.y - p.y) || 1, d = ((slot % 6) + 1) * step;
-        return [-(q.y - p.y) / len * d, (q.x - p.x) / len * d];
-      });
+      const key = flowKey(f), id = `${f.server || ''}|${key}`;
       const pts = path.map((name, i) => {
-        const n = geo.pos.get(name), a = offs[i - 1], b = offs[i];
+        const hop = (u, v) => {   // the hop's offset, perpendicular to the link drawn from its lower name
+          const k = endsKey(u, v), slot = used.get(k) || 0;
+          used.set(k, slot + 1);
+          const [p, q] = u < v ? [geo.pos.get(u), geo.pos.get(v)] : [geo.pos.get(v), geo.pos.get(u)];
+          const len = Math.hypot(q.x - p.x, q.y - p.y) || 1, d = ((slot % 6) + 1) * step;
+          return [-(q.y - p.y) / len * d, (q.x - p.x) / len * d];
+        };
+        return {name, off: i + 1 < path.length ? hop(name, path[i + 1]) : null};
+      });
+      const points = pts.map(({name, off}, i) => {
+        const n = geo.pos.get(name), a = i > 0 ? pts[i - 1].off : null, b = off;
         const [dx, dy] = a && b ? [(a[0] + b[0]) / 2, (a[1] + b[1]) / 2] : (a || b || [0, 0]);
         return `${(n.x + dx).toFixed(4)},${(n.y + dy).toFixed(4)}`;
-      });
+      }).join(' ');
       const pathText = (Array.isArray(f.path) ? f.path : []).map(String).join(' ');
       const head = `${f.src}:${f.sport} -> ${f.dst}:${f.dport}`;
       const rate = typeof f.rate_mbps === 'number' ? `${num(f.rate_mbps)} Mb/s` : '';
-      const line = svgEl('polyline', {class: 'flow', points: pts.join(' '), stroke: colour,
-        'data-src': f.src, 'data-dst': f.dst, 'data-sport': f.sport, 'data-dport': f.dport,
-        'data-proto': f.proto, 'data-server': f.server || '', 'data-path': pathText}, layer);
-      svgEl('title', {}, line, `${head} ${rate}\n${pathText}`);
-      const li = htmlEl('li', null, list);
-      line.dataset.flow = li.dataset.flow = key;
-      htmlEl('span', 'swatch', li).style.background = colour;
-      htmlEl('span', 'head', li, head);
-      htmlEl('span', 'rate', li, rate);
-      htmlEl('div', 'path', li, pathText);
-      for (const e of [line, li]) {
-        e.addEventListener('mouseenter', () => highlight(key));
-        e.addEventListener('mouseleave', () => highlight(null));
+      let o = flowEls.get(id);
+      if (!o) {
+        const colour = flowColour(key);
+        const line = svgEl('polyline', {class: 'flow', stroke: colour, 'data-src': f.src, 'data-dst': f.dst,
+          'data-sport': f.sport, 'data-dport': f.dport, 'data-proto': f.proto, 'data-server': f.server || ''}, layer);
+        const li = htmlEl('li', null, list);
+        line.dataset.flow = li.dataset.flow = key;
+        htmlEl('span', 'swatch', li).style.background = colour;
+        htmlEl('span', 'head', li, head);
+        o = {line, li, title: svgEl('title', {}, line), rateEl: htmlEl('span', 'rate', li),
+             pathEl: htmlEl('div', 'path', li), points: null, pathText: null, rate: null};
+        for (const e of [line, li]) {
+          e.addEventListener('mouseenter', () => highlight(key));
+          e.addEventListener('mouseleave', () => highlight(null));
+        }
+        flowEls.set(id, o);
       }
+      if (o.points !== points) { o.line.setAttribute('points', points); o.points = points; }
+      if (o.pathText !== pathText || o.rate !== rate) {
+        o.line.dataset.path = pathText;
+        o.pathEl.textContent = pathText;
+        o.rateEl.textContent = rate;
+        o.title.textContent = `${head} ${rate}\n${pathText}`;
+        o.pathText = pathText;
+        o.rate = rate;
+      }
+      seen.add(id);
     });
+    for (const [id, o] of flowEls) {
+      if (!seen.has(id)) { o.line.remove(); o.li.remove(); flowEls.delete(id); }
+    }
     $('flow-count').textContent = flows.length ? `(${flows.length})` : '';
     highlight(hlFlow);
   }
