@@ -7,6 +7,7 @@
   const POLL_MS = 1000, RETRY_MS = 2000, TIMEOUT_MS = 10000, SERVER_MS = 1000;
   const BIG = 600;             // more nodes: no labels, thin strokes
   const EAGER_TITLES = 1500;   // up to this many links, tooltips are rewritten each poll
+  const FLOWS_DRAWN = 40;      // more flows: only the hovered one's and the selected server's paths are drawn
   const GREY = [176, 176, 176], YELLOW = [245, 196, 0], RED = [215, 25, 28], UNKNOWN = '#dddddd';
 
   const $ = (id) => document.getElementById(id);
@@ -63,7 +64,8 @@
     const [c0, c1, u] = f < 0.5 ? [GREY, YELLOW, f * 2] : [YELLOW, RED, f * 2 - 1];
     return `rgb(${c0.map((c, i) => Math.round(c + (c1[i] - c) * u)).join(',')})`;
   }
-  function flowKey(f) { return [f.src, f.dst, f.proto, f.sport, f.dport].join('|'); }
+  // the 5-tuple; MDCube's flows, assembled from its agents' segments, by their flow id
+  function flowKey(f) { return [f.src, f.dst, f.proto, f.sport, f.dport, f.flow_id ?? ''].join('|'); }
   function flowColour(key) {   // FNV-1a of the 5-tuple; hues 80..340 keep clear of the load colours
     let h = 0x811c9dc5;
     for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193) >>> 0;
@@ -263,7 +265,8 @@
         return `${(n.x + dx).toFixed(4)},${(n.y + dy).toFixed(4)}`;
       }).join(' ');
       const pathText = (Array.isArray(f.path) ? f.path : []).map(String).join(' ');
-      const head = `${f.src}:${f.sport} -> ${f.dst}:${f.dport}`;
+      const head = f.sport == null ? `${f.src} -> ${f.dst}, flow ${f.flow_id}${f.complete === false ? ' (path so far)' : ''}`
+        : `${f.src}:${f.sport} -> ${f.dst}:${f.dport}`;
       const rate = typeof f.rate_mbps === 'number' ? `${num(f.rate_mbps)} Mb/s` : '';
       let o = flowEls.get(id);
       if (!o) {
@@ -283,6 +286,8 @@
         flowEls.set(id, o);
       }
       if (o.points !== points) { o.line.setAttribute('points', points); o.points = points; }
+      const mine = selected !== null && path.includes(selected);
+      if (o.line.classList.contains('sel') !== mine) o.line.classList.toggle('sel', mine);
       if (o.pathText !== pathText || o.rate !== rate) {
         o.line.dataset.path = pathText;
         o.pathEl.textContent = pathText;
@@ -296,7 +301,11 @@
     for (const [id, o] of flowEls) {
       if (!seen.has(id)) { o.line.remove(); o.li.remove(); flowEls.delete(id); }
     }
+    const many = flows.length > FLOWS_DRAWN;
+    layer.classList.toggle('many', many);
     $('flow-count').textContent = flows.length ? `(${flows.length})` : '';
+    $('flow-note').textContent = many ? `more than ${FLOWS_DRAWN}: the paths drawn are the hovered flow's and ` +
+      'those through the selected server' : '';
     highlight(hlFlow);
   }
   function highlight(key) {
