@@ -62,6 +62,7 @@ class View:
         self._counters = None   # LinkCounters of the attached testbed; False: not readable here
         self._prev = None       # the previous counters read
         self._flows = {}        # server -> its agent's last flows answer
+        self._segments = {}     # server -> its agent's last segments answer (MDCube)
         self._next_agent = 0
         self._handler_cpu_s = 0.0  # CPU time of the requests' threads
         self._serve_tid = None
@@ -163,7 +164,7 @@ class View:
             if self._sampled_generation != out["generation"]:
                 self._sampled_generation = out["generation"]
                 self._counters = self._prev = None
-                self._flows = {}
+                self._flows, self._segments = {}, {}
             w = tb.wiring
             failed_nodes = dict(tb.failed_nodes)
             if tb.agent_mode:
@@ -235,16 +236,55 @@ class View:
         start = self._next_agent % len(alive) if alive else 0
         deadline = time.monotonic() + FLOW_BUDGET_S
         asked = 0
+        segmented = tb.wiring.family == "mdcube"
         for name in (alive[start:] + alive[:start])[:FLOW_AGENTS_PER_STATE]:
             if asked and time.monotonic() > deadline:
                 break
             r = tb.agent_request(name, "flows", timeout=CTL_TIMEOUT_S)
             self._flows[name] = r.get("flows", []) if isinstance(r, dict) else []
+            if segmented:
+                r = tb.agent_request(name, "segments", timeout=CTL_TIMEOUT_S)
+                self._segments[name] = r.get("segments", []) if isinstance(r, dict) else []
             asked += 1
         self._next_agent = start + asked
         keep = set(alive)
         self._flows = {n: f for n, f in self._flows.items() if n in keep}
-        return [dict(f, server=n) for n, fl in self._flows.items() for f in fl]
+        self._segments = {n: f for n, f in self._segments.items() if n in keep}
+        return ([dict(f, server=n) for n, fl in self._flows.items() for f in fl] +
+                chained_flows(self._segments, tb.wiring.ip_of))
+
+
+def chained_flows(segments: dict, ip_of: Callable[[str], str]) -> list[dict]:
+    """MDCube's flows from its agents' segment tables (`dcn-ctl segments`).
+    Hierarchical routing keeps a flow's path in pieces: the source's agent
+    holds the segment to the entry server of the next container, that
+    server's agent the next one, and so on to the destination. A flow is
+    (src, dst, flow id), drawn from its source's segment on, joined end to
+    start; a piece not (yet) known leaves the path short ("complete": false)."""
+    start_of, heads = {}, []
+    for server, segs in segments.items():
+        for sg in segs:
+            nodes = sg.get("segment") or []
+            if not nodes:
+                continue
+            key = (sg.get("src"), sg.get("dst"), sg.get("flow_id"))
+            start_of[(key, nodes[0])] = nodes
+            if sg.get("source"):
+                heads.append((key, server, sg))
+    out = []
+    for key, server, sg in heads:
+        path, joined = list(sg["segment"]), {sg["segment"][0]}
+        while path[-1] != key[1] and path[-1] not in joined and (key, path[-1]) in start_of:
+            joined.add(path[-1])
+            path += start_of[(key, path[-1])][1:]
+        try:
+            src, dst = ip_of(key[0]), ip_of(key[1])
+        except KeyError:
+            continue
+        out.append({"server": server, "src": src, "dst": dst, "proto": None, "sport": None, "dport": None,
+                    "flow_id": key[2], "path": path, "complete": path[-1] == key[1], "rate_mbps": None,
+                    "age_s": sg.get("age_s"), "jump": sg.get("jump")})
+    return out
 
 
 class _Handler(BaseHTTPRequestHandler):

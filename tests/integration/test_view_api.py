@@ -142,3 +142,22 @@ def test_listens_on_loopback_only(view):
     with socket.socket() as s, pytest.raises(OSError):
         s.settimeout(2)
         s.connect((addr, view.port))
+
+
+def test_mdcube_flows_are_joined_from_the_agents_segments():
+    """MDCube's hierarchical routing: each agent holds a piece of a flow's
+    path (as `dcn-ctl segments` printed them on mdcube n=2 k=1 m=5)."""
+    from orchestrator.view.server import chained_flows
+    key = {"src": "h0_00", "dst": "h1_00", "flow_id": 7}
+    segs = {"h0_00": [dict(key, source=1, jump=2, segment=["h0_00", "s0_x0", "s3_0x", "h3_01"])],
+            "h3_01": [dict(key, source=0, jump=-1, segment=["h3_01", "s3_x1", "h3_11", "s3_1x", "s1_x0", "h1_00"])],
+            "h4_01": [dict(key, flow_id=8, source=0, segment=["h4_01", "s4_x1", "h1_01"])],   # another flow's
+            "h1_01": [dict(key, flow_id=9, source=1, segment=["h1_01", "s1_0x", "h1_02"]),   # a loop, never followed
+                      dict(key, flow_id=9, source=0, segment=["h1_02", "s1_0x", "h1_01"])]}
+    ip = {"h0_00": "10.0.0.1", "h1_00": "10.0.0.5"}
+    flows = {f["flow_id"]: f for f in chained_flows(segs, lambda n: ip[n])}
+    assert set(flows) == {7, 9}
+    f = flows[7]
+    assert f["path"] == ["h0_00", "s0_x0", "s3_0x", "h3_01", "s3_x1", "h3_11", "s3_1x", "s1_x0", "h1_00"]
+    assert (f["server"], f["src"], f["dst"], f["complete"]) == ("h0_00", "10.0.0.1", "10.0.0.5", True)
+    assert flows[9]["complete"] is False and flows[9]["path"] == ["h1_01", "s1_0x", "h1_02", "s1_0x", "h1_01"]
