@@ -392,6 +392,7 @@ def run_cli(cmd, tmp_path):
             self.wiring, self.events, self.event_log = wiring, [], str(tmp_path / "events.log")
             self.hosts = {n: types.SimpleNamespace(pid=None) for n in wiring.servers}
             self.agents, self.stopped, self.ctl_bin = set(self.hosts), [], str(stub)
+            self.failed_links, self.failed_nodes = {}, {}
 
         def log(self, _msg):
             pass
