@@ -55,6 +55,15 @@ static int disjoint(const dcn_layout_group *a, const dcn_layout_group *b)
     return a->x + a->w < b->x || b->x + b->w < a->x || a->y + a->h < b->y || b->y + b->h < a->y;
 }
 
+/* No two unit boxes of the drawing overlap. */
+static void check_boxes_apart(const char *spec, const dcn_layout *lay)
+{
+    for (uint32_t i = 0; i < lay->n_groups; i++)
+        for (uint32_t j = i + 1; j < lay->n_groups; j++)
+            ck_assert_msg(disjoint(&lay->groups[i], &lay->groups[j]), "%s: boxes '%s' and '%s' overlap", spec,
+                          lay->groups[i].name, lay->groups[j].name);
+}
+
 static void check_on_canvas(const char *spec, const dcn_topo *t, const dcn_layout *lay)
 {
     ck_assert_msg(isfinite(lay->width) && isfinite(lay->height) && lay->width > 0 && lay->height > 0,
@@ -221,10 +230,7 @@ static void check_mdcube(const char *spec)
             ck_assert_msg(inside(lay.x[v], lay.y[v], box), "%s: %s outside '%s'", spec, tu_name(&t, v), name);
         }
     }
-    for (uint32_t i = 0; i < lay.n_groups; i++)
-        for (uint32_t j = i + 1; j < lay.n_groups; j++)
-            ck_assert_msg(disjoint(&lay.groups[i], &lay.groups[j]), "%s: boxes '%s' and '%s' overlap", spec,
-                          lay.groups[i].name, lay.groups[j].name);
+    check_boxes_apart(spec, &lay);
     undraw(&t, &lay);
 }
 
@@ -278,10 +284,7 @@ static void check_hcn_units(const char *spec)
         const dcn_layout_group *box = &lay.groups[sw / per_unit];
         ck_assert_msg(inside(lay.x[v], lay.y[v], box), "%s: %s outside '%s'", spec, tu_name(&t, v), box->name);
     }
-    for (uint32_t i = 0; i < lay.n_groups; i++)
-        for (uint32_t j = i + 1; j < lay.n_groups; j++)
-            ck_assert_msg(disjoint(&lay.groups[i], &lay.groups[j]), "%s: boxes '%s' and '%s' overlap", spec,
-                          lay.groups[i].name, lay.groups[j].name);
+    check_boxes_apart(spec, &lay);
     undraw(&t, &lay);
 }
 
