@@ -52,6 +52,8 @@ expect 2 "n=1 is out of range" -- components bcube n=1
 # connectivity (the server graph's vertex connectivity): bounded, no failures
 expect 2 "connectivity takes no --fail-node or --fail-link" -- connectivity bcube n=4 k=1 --fail-node h00
 expect 2 "connectivity takes no --fail-node or --fail-link" -- connectivity bcube n=4 k=1 --fail-link h00,s0_0
+expect 2 "export takes no --fail-node or --fail-link" -- export bcube n=4 k=1 --fail-node h00
+expect 2 "stats takes no --fail-node or --fail-link" -- stats bcube n=4 k=1 --fail-link h00,s0_0
 expect 2 "connectivity: 11264 servers, at most 8192" -- connectivity bcdc n=11
 expect 2 "connectivity: the server graph has more than 262144 edges \(at most 262144\)" -- connectivity tree leaves=2 per_leaf=512
 expect 2 "not of the form key=value" -- connectivity bcube n=4 k=1 h00

@@ -684,6 +684,12 @@ int main(int argc, char **argv)
         usage(stderr);
         return EXIT_USAGE;
     }
+    /* export and stats describe the whole topology: a failure given to them
+     * would change nothing in what they print, so it is refused */
+    if ((!strcmp(cmd, "export") || !strcmp(cmd, "stats")) && (n_fail_nodes || n_fail_links)) {
+        fprintf(stderr, "dcn-topo: %s takes no --fail-node or --fail-link (it describes the whole topology)\n", cmd);
+        return EXIT_USAGE;
+    }
     int nparams = npos - 2 - names;
     cli_fail_args fails = {fail_nodes, n_fail_nodes, fail_links, n_fail_links};
     char err[512];
