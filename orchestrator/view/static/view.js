@@ -322,8 +322,8 @@
     $('exp-name').textContent = x.name || '';
     $('exp-phase').textContent = x.phase || '';
     const p = $('exp-progress'), frac = typeof x.progress === 'number' ? Math.max(0, Math.min(1, x.progress)) : null;
-    $('exp-run').textContent = (x.runs != null ? `run ${x.run} of ${x.runs}` : '') +
-      (frac !== null ? `, ${Math.round(frac * 100)} %` : '');
+    $('exp-run').textContent = [x.runs != null ? `run ${x.run} of ${x.runs}` : null,
+      frac !== null ? `${Math.round(frac * 100)} % of the transfers done` : null].filter(Boolean).join(', ');
     $('exp-elapsed').textContent = typeof x.elapsed_s === 'number' ? `elapsed ${duration(x.elapsed_s)}` : '';
     if (frac !== null) p.value = frac; else p.removeAttribute('value');   // no value: indeterminate
   }
