@@ -89,11 +89,12 @@ def remove_stale_socket(path: str) -> bool:
         return False
 
 
-def proc_cpu_s(pid: int) -> float | None:
-    """CPU time pid has used, user and system (fields 14 and 15 of stat), in
-    seconds; None when it is gone."""
+def proc_cpu_s(pid: int, tid: int | None = None) -> float | None:
+    """CPU time pid (or its thread tid) has used, user and system (fields
+    14 and 15 of stat), in seconds; None when it is gone."""
+    path = f"/proc/{pid:d}/stat" if tid is None else f"/proc/{pid:d}/task/{tid:d}/stat"
     try:
-        with open(f"/proc/{pid:d}/stat") as f:
+        with open(path) as f:
             fields = f.read().rsplit(")", 1)[1].split()
         return (int(fields[11]) + int(fields[12])) / CLK_TCK
     except (OSError, IndexError, ValueError):

@@ -21,7 +21,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from .. import linkclass
+from .. import linkclass, state
 from ..counters import LinkCounters, rates
 from ..errors import TestbedError
 
@@ -102,14 +102,8 @@ class View:
         thread that accepts them (its wake-ups when no page is open included)."""
         with self._lock:
             total = self._handler_cpu_s
-        try:
-            with open(f"/proc/self/task/{self._serve_tid:d}/stat") as f:
-                st = f.read()
-            fields = st[st.rindex(")") + 2:].split()
-            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
-        except (OSError, TypeError, ValueError, IndexError):
-            pass
-        return total
+        listener = state.proc_cpu_s(os.getpid(), self._serve_tid) if self._serve_tid else None
+        return total + (listener or 0.0)
 
     # ---------------------------------------------------------- the testbed
     def attach(self, tb: Any, label: str | None = None) -> None:
