@@ -511,6 +511,7 @@ class Phase:
             elif now < self._rto_grace_until(c, now):
                 continue
             else:
+                self._snapshot(c, now, at_loss=True)
                 self._lose(c, now, f"no data for {self.a.stall_limit:.0f} s")
 
     def _rto_grace_until(self, c, now):
@@ -536,17 +537,19 @@ class Phase:
                         f"judged {RTO_GRACE_S:.0f} s after that")
         return c["grace_until"]
 
-    def _snapshot(self, c, now):
+    def _snapshot(self, c, now, at_loss=False):
         """While a connection stalls with a path between its servers, the
         paths of its data (at the source) and of its ACKs (at the
-        destination), at the stall's ages SNAPSHOT_AT_S: a long stall can
-        then be explained afterwards (docs/soak.md)."""
+        destination), at the stall's ages SNAPSHOT_AT_S and when it is
+        lost (at_loss): a long stall can then be explained afterwards
+        (docs/soak.md)."""
         age = now - c["t_last"]
         if c.get("snap_stall") != c["t_last"]:
             c["snap_stall"], c["snaps"] = c["t_last"], 0
-        if c["snaps"] >= len(SNAPSHOT_AT_S) or age < SNAPSHOT_AT_S[c["snaps"]]:
-            return
-        c["snaps"] += 1
+        if not at_loss:
+            if c["snaps"] >= len(SNAPSHOT_AT_S) or age < SNAPSHOT_AT_S[c["snaps"]]:
+                return
+            c["snaps"] += 1
         if not self.oracle.connected_now(c["src"], c["dst"]):
             return
         ip = self.w.ip_of
@@ -581,6 +584,15 @@ class Phase:
             return ["%s-%s %s" % (e["a"], e["b"], "local" if e["kind"] == "local"
                                   else f'{e["expires_in_ms"] / 1000.0:.1f} s')
                     for e in r.get("failures", [])]
+
+        def tcp(agent, side):
+            """The connection's socket in that server (`ss -tino`, one line):
+            its RTO, backoff, cwnd, retransmissions and timer; None without
+            the source port."""
+            if sport is None:
+                return None
+            rc, out, _ = self.tb.run_in(agent, ["ss", "-tinoH", side, "=", f":{sport:d}"], timeout=5)
+            return " ".join(out.split()) if rc == 0 else None
         self.snapshots.append({"conn": c["id"], "src": c["src"], "dst": c["dst"], "sport": sport,
                                "t_s": round(now - self.t0, 3), "stall_from_s": round(c["t_last"] - self.t0, 3),
                                "data_paths_at_src": paths(c["src"], c["dst"], "dport", "sport"),
@@ -589,6 +601,8 @@ class Phase:
                                "pathset_at_dst": pathset(c["dst"], c["src"]),
                                "faildb_at_src": faildb(c["src"]),
                                "faildb_at_dst": faildb(c["dst"]),
+                               "ss_at_src": tcp(c["src"], "sport"),
+                               "ss_at_dst": tcp(c["dst"], "dport"),
                                "failures_in_force": self.injector.describe_active()})
 
     # ------------------------------------------------------------- agents

@@ -106,8 +106,27 @@ def test_soak_short(tmp_path):
     assert "| agent crashes | %d |" % s["agent_crashes"] in page, page
     assert "[{0}/report.md]({0}/report.md)".format(out.name) in page, page
     for v in VERDICTS:
-        assert s["verdicts"][v]["pass"] is not False, "verdict %s failed: %s\n%s" % (v, s["verdicts"][v], log[-3000:])
+        assert s["verdicts"][v]["pass"] is not False, "verdict %s failed: %s\n%s\n%s" % (
+            v, s["verdicts"][v], log[-3000:], lost_with_path(out))
     assert s["valid"] and r.returncode == 0
+
+
+def lost_with_path(out):
+    """The connections lost where a path remained, each with its row and
+    the snapshots of its stalls (paths, failed links and `ss` at both
+    ends): what a failed CI run must show to be explained afterwards."""
+    with open(out / "connections.csv") as f:
+        lost = [r for r in csv.DictReader(f) if r["outcome"] == "lost" and r["path_remained"] == "True"]
+    with open(out / "stall_paths.json") as f:
+        snaps = json.load(f)
+    with open(out / "failures.csv") as f:
+        events = [" ".join(r.values()) for r in csv.DictReader(f)]
+    parts = []
+    for r in lost:
+        parts.append("lost: %s" % json.dumps(r))
+        parts += ["  snapshot: %s" % json.dumps(sn) for sn in snaps
+                  if sn["phase"] == r["phase"] and str(sn["conn"]) == r["id"]]
+    return "\n".join(parts + ["failures: " + "; ".join(events)] if parts else [])
 
 
 def check_stall_paths(out):
@@ -121,7 +140,7 @@ def check_stall_paths(out):
     for sn in snaps:
         assert {"phase", "conn", "src", "dst", "sport", "t_s", "stall_from_s", "data_paths_at_src",
                 "ack_paths_at_dst", "pathset_at_src", "pathset_at_dst", "faildb_at_src", "faildb_at_dst",
-                "failures_in_force"} <= set(sn), sn
+                "failures_in_force", "ss_at_src", "ss_at_dst"} <= set(sn), sn
         for k in ("faildb_at_src", "faildb_at_dst"):
             for e in sn[k] or []:
                 assert e.endswith(" local") or e.endswith(" s"), sn
