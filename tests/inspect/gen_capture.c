@@ -327,13 +327,16 @@ static void run(net *n)
     }
 }
 
-/* Every server says hello once, uncaptured: neighbours learn MACs. */
+/* Every server says hello twice, uncaptured: neighbours learn MACs, then
+ * that they hear each other (liveness is two-way). */
 static void learn(net *n)
 {
     n->capture = 0;
-    for (uint32_t s = 0; s < n->t.n_servers; s++)
-        engine_send_hellos(n->e[s]);
-    run(n);
+    for (int round = 0; round < 2; round++) {
+        for (uint32_t s = 0; s < n->t.n_servers; s++)
+            engine_send_hellos(n->e[s]);
+        run(n);
+    }
     n->capture = 1;
 }
 

@@ -171,7 +171,7 @@ def part_dcn_dump(a, tmp):
             p.kill()
             out, err = p.communicate()
         check(p.returncode == 0 and "summary: 2 frames, 2 DCN, 0 malformed, 0 other" in out and
-              "data h00 > h13 id 6 nhi 1/2 path h00,[h03],h13" in out,
+              "data h00 > h13 id 8 nhi 1/2 path h00,[h03],h13" in out,
               f"dcn-dump -i lo, then SIGINT: exit {p.returncode}, output {out!r} {err!r}")
     else:
         print("live capture on lo not tried (not root)")

@@ -122,6 +122,20 @@ static inline void ah_hello(harness *h, unsigned port, uint32_t from, unsigned f
     engine_rx_frame(&h->e, port, buf, n);
 }
 
+/* A hello from from's port from_port that carries the set of neighbours
+ * heard by its port said_port (from_port itself but in a forged hello). */
+static inline void ah_hello_heard(harness *h, unsigned port, uint32_t from, unsigned from_port, unsigned said_port,
+                                  uint64_t heard)
+{
+    uint8_t buf[128], pl[DCN_HELLO_PAYLOAD] = {(uint8_t)said_port, DCN_HELLO_F_HEARD};
+    dcn_put32(pl + 8, (uint32_t)(heard >> 32));
+    dcn_put32(pl + 12, (uint32_t)heard);
+    size_t n = ah_frame_build(buf, DCN_T_HELLO, from, DCN_BROADCAST_ADDR, NULL, 0, 0, 0, pl, sizeof pl);
+    memset(buf, 0xff, 6);
+    ah_mac(from, from_port, buf + 6);
+    engine_rx_frame(&h->e, port, buf, n);
+}
+
 /* A hello from every neighbour of the table (from its port 0), then the
  * captured frames cleared: every neighbour up. */
 static inline void ah_all_hellos(harness *h)

@@ -244,6 +244,82 @@ START_TEST(a_live_neighbours_mac_is_not_taken_over)
 }
 END_TEST
 
+/* The heard set of the hello that this engine sent on port, or
+ * UINT64_MAX when none was sent there. */
+static uint64_t heard_set_sent_on(const harness *h, unsigned port)
+{
+    for (int i = 0; i < h->nout; i++) {
+        const ah_frame *f = &h->out[i];
+        dcn_hdr d;
+        size_t hl;
+        if (f->port != port || dcn_hdr_decode(f->data + 14, f->len - 14, &d, &hl) != DCN_DEC_OK ||
+            d.type != DCN_T_HELLO)
+            continue;
+        const uint8_t *pl = f->data + 14 + hl;
+        ck_assert_uint_eq(d.payload_len, DCN_HELLO_PAYLOAD);
+        ck_assert_uint_eq(pl[0], port);
+        ck_assert_uint_eq(pl[1], DCN_HELLO_F_HEARD);
+        return (uint64_t)dcn_get32(pl + 8) << 32 | dcn_get32(pl + 12);
+    }
+    return UINT64_MAX;
+}
+
+/* Liveness is two-way (a one-way fault: our frames lost on the way to a
+ * neighbour whose hellos still arrive). A neighbour is up only while its
+ * hellos list us among those its port hears; one that leaves us out goes
+ * down (neighbor_one_way) though it is still heard, and our own hellos
+ * list every neighbour heard on their port. A hello without the set, or
+ * with the set of another of the sender's ports, says nothing of us. */
+START_TEST(a_neighbour_that_does_not_hear_us_is_down)
+{
+    engine_config cfg;
+    engine_config_default(&cfg);
+    cfg.hello_ms = 1000;
+    cfg.dead_misses = 3;
+    harness *h = ah_new_cfg("bcube n=2 k=1", "h01", &cfg);
+    neigh_entry *ne = &h->e.nt.e[0x00];
+    ck_assert(ne->valid && ne->node == H00 && ne->port == 0);
+    ck_assert_uint_ne(ne->idx_at_peer, NEIGH_NO_INDEX);
+    uint64_t us = 1ull << ne->idx_at_peer;
+    unsigned up = 0, total = 0;
+
+    ah_hello_heard(h, 0, H00, ne->peer_port, ne->peer_port, 0); /* it hears nobody yet */
+    ck_assert(ne->alive && !ne->up);
+    ck_assert(!engine_ready(&h->e, &up, &total));
+    ck_assert_uint_eq(up, 0);
+    h->nout = 0;
+    engine_send_hellos(&h->e); /* our hello on port 0 lists it: it is heard */
+    ck_assert_uint_eq(heard_set_sent_on(h, 0), 1u << 0);
+    ck_assert_uint_eq(heard_set_sent_on(h, 1), 0);
+
+    ah_hello_heard(h, 0, H00, ne->peer_port, ne->peer_port, us);
+    ck_assert(ne->up);
+    ck_assert_uint_eq(h->e.c.neighbor_up_events, 1);
+    uint32_t gen = h->e.nt.gen;
+    ah_hello_heard(h, 0, H00, ne->peer_port, ne->peer_port, ~us); /* every neighbour but us */
+    ck_assert(ne->alive && !ne->up);
+    ck_assert_uint_eq(h->e.c.neighbor_one_way, 1);
+    ck_assert_uint_eq(h->e.c.neighbor_down_events, 1);
+    ck_assert_uint_gt(h->e.nt.gen, gen); /* the kernel relay's copy follows */
+
+    ah_hello_heard(h, 0, H00, ne->peer_port, ne->peer_port ^ 1, 0); /* about its other port */
+    ck_assert(ne->up);
+    ah_hello_heard(h, 0, H00, ne->peer_port, ne->peer_port, ~us);
+    ck_assert(!ne->up);
+    ah_hello(h, 0, H00, 0); /* no set at all: taken to hear us */
+    ck_assert(ne->up);
+    ck_assert_uint_eq(h->e.c.neighbor_one_way, 2);
+
+    h->now = 4251; /* silent since 0: dead, and left out of our hellos */
+    engine_tick(&h->e);
+    ck_assert(!ne->alive && !ne->up);
+    h->nout = 0;
+    engine_send_hellos(&h->e);
+    ck_assert_uint_eq(heard_set_sent_on(h, 0), 0);
+    ah_free(h);
+}
+END_TEST
+
 /* The tick waits for the engine's own deadlines while nothing else is
  * timed: the next hello, or the first neighbour that would be declared
  * dead; at most 100 ms once a flow exists. */
@@ -954,6 +1030,7 @@ int main(void)
     tcase_add_test(tc, neighbor_table_from_topology);
     tcase_add_test(tc, hellos_are_sent_on_every_port);
     tcase_add_test(tc, a_live_neighbours_mac_is_not_taken_over);
+    tcase_add_test(tc, a_neighbour_that_does_not_hear_us_is_down);
     tcase_add_test(tc, relay_forwards_with_one_lookup);
     tcase_add_test(tc, relay_sends_the_received_buffer_itself);
     tcase_add_test(tc, destination_strips_the_header);

@@ -138,9 +138,11 @@ static net *net_new(const char *spec)
     }
     dcn_topo_free(&t);
     nw->t = &nw->h[0]->t;
-    for (unsigned i = 0; i < nw->n; i++)
-        engine_send_hellos(&nw->h[i]->e);
-    net_run(nw);
+    for (int round = 0; round < 2; round++) { /* heard, then heard both ways */
+        for (unsigned i = 0; i < nw->n; i++)
+            engine_send_hellos(&nw->h[i]->e);
+        net_run(nw);
+    }
     for (unsigned i = 0; i < nw->n; i++)
         ck_assert(engine_ready(&nw->h[i]->e, NULL, NULL));
     return nw;

@@ -79,9 +79,10 @@ f.fail_type = ProtoField.uint8("dcn.failure.type", "Type of the dropped packet",
 f.fail_pad = ProtoField.uint8("dcn.failure.pad", "Padding", base.HEX)
 f.fail_id = ProtoField.uint16("dcn.failure.id", "Id of the dropped packet")
 f.hello_port = ProtoField.uint8("dcn.hello.port", "Sender's port")
-f.hello_pad = ProtoField.uint8("dcn.hello.pad", "Padding", base.HEX)
+f.hello_flags = ProtoField.uint8("dcn.hello.flags", "Flags (0x01: the heard set follows)", base.HEX)
 f.hello_ms = ProtoField.uint16("dcn.hello.interval", "Hello interval (ms)")
 f.hello_reserved = ProtoField.uint32("dcn.hello.reserved", "Reserved", base.HEX)
+f.hello_heard = ProtoField.uint64("dcn.hello.heard", "Neighbours the sender's port hears (bit i: its neighbour i)", base.HEX)
 f.unreach_flow = ProtoField.uint32("dcn.unreach.flow", "Flow id", base.HEX)
 f.unreach_dst = ProtoField.uint32("dcn.unreach.orig_dst", "Original destination server")
 f.unreach_from = ProtoField.uint32("dcn.unreach.from_container", "Container it was sent from")
@@ -223,9 +224,13 @@ local function payload_fields(tree, tvb, off, len, ty, plen)
         p:add(f.fail_id, tvb(off + 10, 2))
     elseif ty == W.T_HELLO then
         p:add(f.hello_port, tvb(off, 1))
-        p:add(f.hello_pad, tvb(off + 1, 1))
+        p:add(f.hello_flags, tvb(off + 1, 1))
         p:add(f.hello_ms, tvb(off + 2, 2))
         p:add(f.hello_reserved, tvb(off + 4, 4))
+        -- the heard set (16-byte hellos; an 8-byte hello has none)
+        if n >= 16 and tvb(off + 1, 1):uint() % 2 == 1 then
+            p:add(f.hello_heard, tvb(off + 8, 8))
+        end
     elseif ty == W.T_UNREACH then
         local b = bcube()
         p:add(f.unreach_flow, tvb(off, 4))

@@ -1,5 +1,6 @@
 #include "dump_format.h"
 
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -81,8 +82,10 @@ static void details(out *o, const dcn_topo *t, const dump_frame *f, bool numeric
         }
         return;
     case DCN_T_HELLO:
-        if (pl && n >= DCN_HELLO_PAYLOAD)
+        if (pl && n >= DCN_HELLO_PAYLOAD_MIN)
             add(o, " port %u interval %ums", pl[0], dcn_get16(pl + 2));
+        if (pl && n >= DCN_HELLO_PAYLOAD && (pl[1] & DCN_HELLO_F_HEARD))
+            add(o, " heard 0x%" PRIx64, (uint64_t)dcn_get32(pl + 8) << 32 | dcn_get32(pl + 12));
         return;
     default:
         return;

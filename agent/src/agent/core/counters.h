@@ -34,6 +34,7 @@
     X(unreach_rx)           /* MDCube: addressed to us, for a flow of ours */                                    \
     X(rerouted_at_send)     /* from TUN: first hop down; path selection told, the packet routed again */         \
     X(neighbor_up_events)                                                                                         \
+    X(neighbor_one_way) /* a neighbour's hello left us out: our frames do not reach it, its entry went down */    \
     X(neighbor_down_events)                                                                                       \
     X(syscall_denied)       /* system calls refused by the allow-list (os/syscall_filter.h) */                    \
     X(carrier_events)                                                                                             \

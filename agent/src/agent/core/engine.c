@@ -411,14 +411,18 @@ static void advance_container(engine *e, uint8_t *hdr, const dcn_hdr *h, uint32_
 
 /* ---- receive ---- */
 
-static void on_hello(engine *e, unsigned port, const uint8_t *frame, const dcn_hdr *h)
+static void on_hello(engine *e, unsigned port, const uint8_t *frame, const dcn_hdr *h, const uint8_t *pl)
 {
-    if (h->payload_len < DCN_HELLO_PAYLOAD) {
+    if (h->payload_len < DCN_HELLO_PAYLOAD_MIN) {
         e->c.drop_bad_payload++;
         return;
     }
-    bool went_up = false;
-    int nha = h->src < e->t->n_servers ? neigh_on_hello(&e->nt, port, h->src, frame + 6, eng_now(e), &went_up) : -1;
+    bool heard_known = h->payload_len >= DCN_HELLO_PAYLOAD && (pl[1] & DCN_HELLO_F_HEARD);
+    uint64_t heard = heard_known ? (uint64_t)dcn_get32(pl + 8) << 32 | dcn_get32(pl + 12) : 0;
+    int change = 0;
+    int nha = h->src < e->t->n_servers
+                  ? neigh_on_hello(&e->nt, port, h->src, frame + 6, eng_now(e), heard_known, pl[0], heard, &change)
+                  : -1;
     if (nha == NEIGH_MAC_CONFLICT) {
         e->c.drop_hello_mac_conflict++;
         return;
@@ -431,8 +435,12 @@ static void on_hello(engine *e, unsigned port, const uint8_t *frame, const dcn_h
         engine_carrier(e, port, true);
     e->c.rx_ok++;
     e->c.hello_rx++;
-    if (went_up)
+    if (change > 0)
         e->c.neighbor_up_events++;
+    if (change < 0) {
+        e->c.neighbor_one_way++;
+        e->c.neighbor_down_events++;
+    }
 }
 
 static void path_failure_payload(engine *e, const uint8_t *pl)
@@ -786,7 +794,7 @@ void engine_rx_frame(engine *e, unsigned port, uint8_t *frame, size_t len)
     }
     const uint8_t *payload = frame + DCN_ETH_HLEN + hl;
     switch (h.type) {
-    case DCN_T_HELLO: on_hello(e, port, frame, &h); return;
+    case DCN_T_HELLO: on_hello(e, port, frame, &h, payload); return;
     case DCN_T_DATA:
     case DCN_T_PROBE:
     case DCN_T_PROBE_RESP:
@@ -920,7 +928,11 @@ static void send_hello(engine *e, unsigned port)
     uint8_t *pl = f + DCN_ETH_HLEN + hl;
     memset(pl, 0, DCN_HELLO_PAYLOAD);
     pl[0] = (uint8_t)port;
+    pl[1] = DCN_HELLO_F_HEARD;
     dcn_put16(pl + 2, (uint16_t)(e->cfg.hello_ms > 0xffff ? 0xffff : e->cfg.hello_ms));
+    uint64_t heard = neigh_heard_on(&e->nt, port);
+    dcn_put32(pl + 8, (uint32_t)(heard >> 32));
+    dcn_put32(pl + 12, (uint32_t)heard);
     if (eng_tx(e, port, f, DCN_ETH_HLEN + hl + DCN_HELLO_PAYLOAD) == 0)
         e->c.hello_tx++;
 }

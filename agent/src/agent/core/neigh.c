@@ -4,6 +4,25 @@
 
 #include "nha.h"
 
+/* Where self sits in neighbour node's table: the port of node whose NHA
+ * of index *idx leads to self (NEIGH_NO_INDEX when none does). */
+static void index_at_peer(const dcn_topo *t, uint32_t self, uint32_t node, uint8_t *port, uint8_t *idx)
+{
+    *port = 0;
+    *idx = NEIGH_NO_INDEX;
+    uint16_t np = dcn_nports(t, node);
+    for (unsigned p = 0; p < np && p < NHA_MAX_PORTS; p++)
+        for (unsigned i = 0; i < 64; i++) {
+            uint32_t via[3];
+            unsigned nv = nha_step(t, node, nha_make(p, i), via);
+            if (nv && via[nv - 1] == self) {
+                *port = (uint8_t)p;
+                *idx = (uint8_t)i;
+                return;
+            }
+        }
+}
+
 unsigned neigh_build(neigh_table *nt, const dcn_topo *t, uint32_t self)
 {
     memset(nt, 0, sizeof *nt);
@@ -19,6 +38,7 @@ unsigned neigh_build(neigh_table *nt, const dcn_topo *t, uint32_t self)
             e->valid = 1;
             e->port = (uint8_t)p;
             e->node = via[nv - 1];
+            index_at_peer(t, self, e->node, &e->peer_port, &e->idx_at_peer);
             nt->n_valid++;
         }
     }
@@ -34,27 +54,43 @@ int neigh_find(const neigh_table *nt, unsigned port, uint32_t node)
 }
 
 int neigh_on_hello(neigh_table *nt, unsigned port, uint32_t node, const uint8_t mac[6], uint64_t now_ms,
-                   bool *went_up)
+                   bool heard_known, unsigned from_port, uint64_t heard, int *change)
 {
-    *went_up = false;
+    *change = 0;
     int i = neigh_find(nt, port, node);
     if (i < 0)
         return -1;
     neigh_entry *e = &nt->e[i];
     if (memcmp(e->mac, mac, 6) != 0) {
-        if (e->up)
+        if (e->alive)
             return NEIGH_MAC_CONFLICT;
         nt->gen++;
     }
     memcpy(e->mac, mac, 6);
     e->last_heard_ms = now_ms;
     e->heard = 1;
-    if (!e->up) {
-        e->up = 1;
+    e->alive = 1;
+    /* a set about another port of the sender than the one towards us, or
+     * with us at no index, says nothing of us */
+    e->hears_us = !heard_known || from_port != e->peer_port || e->idx_at_peer == NEIGH_NO_INDEX ||
+                  (heard >> e->idx_at_peer & 1);
+    if (e->hears_us != e->up) {
+        e->up = e->hears_us;
         nt->gen++;
-        *went_up = true;
+        *change = e->up ? 1 : -1;
     }
     return i;
+}
+
+uint64_t neigh_heard_on(const neigh_table *nt, unsigned port)
+{
+    uint64_t set = 0;
+    for (unsigned i = 0; i < 64; i++) {
+        const neigh_entry *e = &nt->e[nha_make(port, i)];
+        if (e->valid && e->port == port && e->alive)
+            set |= 1ull << i;
+    }
+    return set;
 }
 
 unsigned neigh_expire(neigh_table *nt, uint64_t now_ms, uint64_t dead_ms)
@@ -62,10 +98,13 @@ unsigned neigh_expire(neigh_table *nt, uint64_t now_ms, uint64_t dead_ms)
     unsigned n = 0;
     for (unsigned i = 0; i < 256; i++) {
         neigh_entry *e = &nt->e[i];
-        if (e->valid && e->up && now_ms - e->last_heard_ms > dead_ms) {
-            e->up = 0;
-            nt->gen++;
-            n++;
+        if (e->valid && e->alive && now_ms - e->last_heard_ms > dead_ms) {
+            e->alive = 0;
+            if (e->up) {
+                e->up = 0;
+                nt->gen++;
+                n++;
+            }
         }
     }
     return n;
@@ -76,7 +115,7 @@ uint64_t neigh_next_expiry(const neigh_table *nt, uint64_t dead_ms)
     uint64_t first = UINT64_MAX;
     for (unsigned i = 0; i < 256; i++) {
         const neigh_entry *e = &nt->e[i];
-        if (e->valid && e->up && e->last_heard_ms + dead_ms + 1 < first)
+        if (e->valid && e->alive && e->last_heard_ms + dead_ms + 1 < first)
             first = e->last_heard_ms + dead_ms + 1;
     }
     return first;
@@ -87,10 +126,13 @@ unsigned neigh_port_down(neigh_table *nt, unsigned port)
     unsigned n = 0;
     for (unsigned i = 0; i < 256; i++) {
         neigh_entry *e = &nt->e[i];
-        if (e->valid && e->port == port && e->up) {
-            e->up = 0;
-            nt->gen++;
-            n++;
+        if (e->valid && e->port == port && (e->up || e->alive)) {
+            e->alive = 0;
+            if (e->up) {
+                e->up = 0;
+                nt->gen++;
+                n++;
+            }
         }
     }
     return n;

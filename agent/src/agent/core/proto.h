@@ -109,6 +109,8 @@ const char *dcn_type_name(uint8_t type);
 #define DCN_PROBE_PAYLOAD 20 /* seq(4) src_ip(4) dst_ip(4) sport(2) dport(2) proto(1) pad(3) */
 #define DCN_FAIL_PAYLOAD 12  /* node_a(4) node_b(4) orig_type(1) pad(1) orig_pkt_id(2) */
 #define DCN_UNREACH_PAYLOAD 16 /* flow_id(4) orig_dst(4) from_container(4) to_container(4) */
-#define DCN_HELLO_PAYLOAD 8  /* sender port(1) pad(1) hello interval ms(2) reserved(4) */
+#define DCN_HELLO_PAYLOAD 16 /* sender port(1) flags(1) hello interval ms(2) reserved(4) heard set(8) */
+#define DCN_HELLO_PAYLOAD_MIN 8 /* a hello without the heard set (flags bit 0 clear) */
+#define DCN_HELLO_F_HEARD 0x01  /* the heard set is present: bit i, the sender's port hears its neighbour i */
 
 #endif

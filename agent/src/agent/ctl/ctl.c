@@ -136,7 +136,8 @@ static void render_neighbors(engine *e, bool json, FILE *out)
             dcn_json_int(&j, "port", ne->port);
             dcn_json_str(&j, "ifname", ifn);
             dcn_json_str(&j, "mac", mac);
-            fprintf(out, ",\"up\":%s", ne->up ? "true" : "false");
+            fprintf(out, ",\"up\":%s,\"hears_us\":%s", ne->up ? "true" : "false",
+                    ne->alive && !ne->up ? "false" : "true");
             if (heard >= 0)
                 dcn_json_int(&j, "last_heard_ms", heard);
             else
@@ -144,7 +145,7 @@ static void render_neighbors(engine *e, bool json, FILE *out)
             dcn_json_obj_end(&j);
         } else {
             fprintf(out, "%-5s %-10s %-4u %-16s %-17s %-5s %lld\n", nha, name, ne->port, ifn[0] ? ifn : "-", mac,
-                    ne->up ? "up" : "down", heard);
+                    ne->up ? "up" : ne->alive ? "1-way" : "down", heard);
         }
     }
     if (json) {
