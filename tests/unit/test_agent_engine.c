@@ -714,6 +714,56 @@ START_TEST(dead_next_hop_sends_path_failure_to_source)
 }
 END_TEST
 
+/* The failed link that a relay names for a dead next hop behind a switch:
+ * the cable into that server while the switch's other servers are up;
+ * our own cable when none of them is (a one-way or silent fault on our
+ * side: nobody hears us, or we hear nobody), though the carrier is up. */
+START_TEST(a_relay_that_no_neighbour_hears_blames_its_own_cable)
+{
+    harness *h = ah_new("bcube n=4 k=1", "h01");
+    uint32_t h11 = tu_node(&h->t, "h11"), h03 = tu_node(&h->t, "h03");
+    uint32_t s00 = tu_node(&h->t, "s0_0"), s11 = tu_node(&h->t, "s1_1");
+    dcn_path p = {.len = 5, .node = {h11, s11, H01, s00, h03}};
+    uint8_t nha[4];
+    ck_assert_int_eq(nha_encode_path(&h->t, &p, nha, 4), 2);
+    for (unsigned i = 0; i < 256; i++) { /* every neighbour up but h03, never heard */
+        const neigh_entry *ne = &h->e.nt.e[i];
+        if (ne->valid && ne->node != h03)
+            ah_hello(h, ne->port, ne->node, ne->peer_port);
+    }
+    uint8_t buf[512];
+    size_t n = data_frame(buf, h11, h03, nha, 2, 1);
+    uint32_t a, b;
+    for (int round = 0; round < 2; round++) {
+        h->nout = 0;
+        engine_rx_frame(&h->e, 1, buf, n);
+        const ah_frame *f = ah_find(h, DCN_T_PATH_FAIL);
+        ck_assert_ptr_nonnull(f);
+        dcn_hdr d;
+        size_t hl;
+        ck_assert_int_eq(dcn_hdr_decode(f->data + 14, f->len - 14, &d, &hl), DCN_DEC_OK);
+        a = dcn_get32(f->data + 14 + hl);
+        b = dcn_get32(f->data + 14 + hl + 4);
+        if (round == 0) { /* h03 alone is down: its cable */
+            ck_assert_uint_eq(a, s00);
+            ck_assert_uint_eq(b, h03);
+            /* then h00 and h02 stop listing us: nobody behind s0_0 hears us */
+            for (unsigned i = 0; i < 64; i++) {
+                const neigh_entry *ne = &h->e.nt.e[i];
+                if (ne->valid && ne->node != h03)
+                    ah_hello_heard(h, 0, ne->node, ne->peer_port, ne->peer_port, ~(1ull << ne->idx_at_peer));
+            }
+            for (unsigned i = 0; i < 64; i++)
+                ck_assert(!h->e.nt.e[i].valid || !h->e.nt.e[i].up);
+            h->now += 1000; /* past the path failures' rate limit */
+        }
+    }
+    ck_assert_uint_eq(a, H01); /* every neighbour on the port down: our own cable */
+    ck_assert_uint_eq(b, s00);
+    ah_free(h);
+}
+END_TEST
+
 START_TEST(neighbors_expire_after_missed_hellos)
 {
     harness *h = relay_with_neighbors();
@@ -1031,6 +1081,7 @@ int main(void)
     tcase_add_test(tc, hellos_are_sent_on_every_port);
     tcase_add_test(tc, a_live_neighbours_mac_is_not_taken_over);
     tcase_add_test(tc, a_neighbour_that_does_not_hear_us_is_down);
+    tcase_add_test(tc, a_relay_that_no_neighbour_hears_blames_its_own_cable);
     tcase_add_test(tc, relay_forwards_with_one_lookup);
     tcase_add_test(tc, relay_sends_the_received_buffer_itself);
     tcase_add_test(tc, destination_strips_the_header);

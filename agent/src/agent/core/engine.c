@@ -72,13 +72,32 @@ uint32_t engine_port_avail(const engine *e, unsigned port, int out)
     return used >= p->capacity_mbps ? 0 : p->capacity_mbps - used;
 }
 
+/* Is no neighbour up on port, of two or more that it has? (A one-way or
+ * silent fault on our own cable, seen from our side: we hear none of them,
+ * or none hears us.) */
+static bool port_all_down(const engine *e, unsigned port)
+{
+    unsigned valid = 0;
+    for (unsigned i = 0; i < 64; i++) {
+        const neigh_entry *ne = &e->nt.e[nha_make(port, i)];
+        if (!ne->valid)
+            continue;
+        if (ne->up)
+            return false;
+        valid++;
+    }
+    return valid >= 2;
+}
+
 /* The cable reported as failed when the hop from path position pos to the
  * next server (at next) is dead: our own cable when our port lost carrier,
- * otherwise the last cable into the next server. */
+ * or when it goes through a switch behind which no neighbour of several is
+ * up; otherwise the last cable into the next server. */
 void eng_failed_link(const engine *e, const dcn_path *p, int pos, int next, unsigned port, uint32_t *a,
                         uint32_t *b)
 {
-    if (!e->port[port].carrier) {
+    if (!e->port[port].carrier ||
+        (next - pos == 2 && dcn_kind(e->t, p->node[pos + 1]) == DCN_SWITCH && port_all_down(e, port))) {
         *a = p->node[pos];
         *b = p->node[pos + 1];
         return;
