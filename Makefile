@@ -17,7 +17,7 @@ BUILD_PACKAGES := build-essential cmake pkg-config check libev-dev libnl-3-dev l
 SIM_PACKAGES   := python3-matplotlib
 PY_PACKAGES    := python3-venv python3-pip python3-setuptools python3-wheel
 APT_PACKAGES   := $(BUILD_PACKAGES) $(SIM_PACKAGES) $(PY_PACKAGES) openvswitch-switch mininet iperf3 ethtool iproute2 procps \
-                  tcpdump python3-pytest iputils-ping valgrind tshark libclang-rt-dev openssh-client openssh-server \
+                  tcpdump python3-pytest iputils-ping valgrind tshark libclang-rt-dev openssh-client openssh-server sudo \
                   chromium python3-websocket
 
 .PHONY: all deps build-deps sim-deps python build test test-unit test-integration bench simulations testbed clean-testbed clean help experiments wireshark-plugin fuzz soak
