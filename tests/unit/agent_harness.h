@@ -128,8 +128,7 @@ static inline void ah_hello_heard(harness *h, unsigned port, uint32_t from, unsi
                                   uint64_t heard)
 {
     uint8_t buf[128], pl[DCN_HELLO_PAYLOAD] = {(uint8_t)said_port, DCN_HELLO_F_HEARD};
-    dcn_put32(pl + 8, (uint32_t)(heard >> 32));
-    dcn_put32(pl + 12, (uint32_t)heard);
+    dcn_put64(pl + 8, heard);
     size_t n = ah_frame_build(buf, DCN_T_HELLO, from, DCN_BROADCAST_ADDR, NULL, 0, 0, 0, pl, sizeof pl);
     memset(buf, 0xff, 6);
     ah_mac(from, from_port, buf + 6);

@@ -259,7 +259,7 @@ static uint64_t heard_set_sent_on(const harness *h, unsigned port)
         ck_assert_uint_eq(d.payload_len, DCN_HELLO_PAYLOAD);
         ck_assert_uint_eq(pl[0], port);
         ck_assert_uint_eq(pl[1], DCN_HELLO_F_HEARD);
-        return (uint64_t)dcn_get32(pl + 8) << 32 | dcn_get32(pl + 12);
+        return dcn_get64(pl + 8);
     }
     return UINT64_MAX;
 }

@@ -85,7 +85,7 @@ static void details(out *o, const dcn_topo *t, const dump_frame *f, bool numeric
         if (pl && n >= DCN_HELLO_PAYLOAD_MIN)
             add(o, " port %u interval %ums", pl[0], dcn_get16(pl + 2));
         if (pl && n >= DCN_HELLO_PAYLOAD && (pl[1] & DCN_HELLO_F_HEARD))
-            add(o, " heard 0x%" PRIx64, (uint64_t)dcn_get32(pl + 8) << 32 | dcn_get32(pl + 12));
+            add(o, " heard 0x%" PRIx64, dcn_get64(pl + 8));
         return;
     default:
         return;

@@ -437,7 +437,7 @@ static void on_hello(engine *e, unsigned port, const uint8_t *frame, const dcn_h
         return;
     }
     bool heard_known = h->payload_len >= DCN_HELLO_PAYLOAD && (pl[1] & DCN_HELLO_F_HEARD);
-    uint64_t heard = heard_known ? (uint64_t)dcn_get32(pl + 8) << 32 | dcn_get32(pl + 12) : 0;
+    uint64_t heard = heard_known ? dcn_get64(pl + 8) : 0;
     int change = 0;
     int nha = h->src < e->t->n_servers
                   ? neigh_on_hello(&e->nt, port, h->src, frame + 6, eng_now(e), heard_known, pl[0], heard, &change)
@@ -949,9 +949,7 @@ static void send_hello(engine *e, unsigned port)
     pl[0] = (uint8_t)port;
     pl[1] = DCN_HELLO_F_HEARD;
     dcn_put16(pl + 2, (uint16_t)(e->cfg.hello_ms > 0xffff ? 0xffff : e->cfg.hello_ms));
-    uint64_t heard = neigh_heard_on(&e->nt, port);
-    dcn_put32(pl + 8, (uint32_t)(heard >> 32));
-    dcn_put32(pl + 12, (uint32_t)heard);
+    dcn_put64(pl + 8, neigh_heard_on(&e->nt, port));
     if (eng_tx(e, port, f, DCN_ETH_HLEN + hl + DCN_HELLO_PAYLOAD) == 0)
         e->c.hello_tx++;
 }

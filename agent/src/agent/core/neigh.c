@@ -72,10 +72,10 @@ int neigh_on_hello(neigh_table *nt, unsigned port, uint32_t node, const uint8_t 
     e->alive = 1;
     /* a set about another port of the sender than the one towards us, or
      * with us at no index, says nothing of us */
-    e->hears_us = !heard_known || from_port != e->peer_port || e->idx_at_peer == NEIGH_NO_INDEX ||
-                  (heard >> e->idx_at_peer & 1);
-    if (e->hears_us != e->up) {
-        e->up = e->hears_us;
+    uint8_t hears_us = !heard_known || from_port != e->peer_port || e->idx_at_peer == NEIGH_NO_INDEX ||
+                       (heard >> e->idx_at_peer & 1);
+    if (hears_us != e->up) {
+        e->up = hears_us;
         nt->gen++;
         *change = e->up ? 1 : -1;
     }
@@ -87,10 +87,21 @@ uint64_t neigh_heard_on(const neigh_table *nt, unsigned port)
     uint64_t set = 0;
     for (unsigned i = 0; i < 64; i++) {
         const neigh_entry *e = &nt->e[nha_make(port, i)];
-        if (e->valid && e->port == port && e->alive)
+        if (e->valid && e->alive) /* the entries of NHA (port, i) are on port */
             set |= 1ull << i;
     }
     return set;
+}
+
+/* An entry no longer heard: not alive, and down. Returns 1 when it was up. */
+static unsigned silenced(neigh_table *nt, neigh_entry *e)
+{
+    e->alive = 0;
+    if (!e->up)
+        return 0;
+    e->up = 0;
+    nt->gen++;
+    return 1;
 }
 
 unsigned neigh_expire(neigh_table *nt, uint64_t now_ms, uint64_t dead_ms)
@@ -98,14 +109,8 @@ unsigned neigh_expire(neigh_table *nt, uint64_t now_ms, uint64_t dead_ms)
     unsigned n = 0;
     for (unsigned i = 0; i < 256; i++) {
         neigh_entry *e = &nt->e[i];
-        if (e->valid && e->alive && now_ms - e->last_heard_ms > dead_ms) {
-            e->alive = 0;
-            if (e->up) {
-                e->up = 0;
-                nt->gen++;
-                n++;
-            }
-        }
+        if (e->valid && e->alive && now_ms - e->last_heard_ms > dead_ms)
+            n += silenced(nt, e);
     }
     return n;
 }
@@ -126,14 +131,8 @@ unsigned neigh_port_down(neigh_table *nt, unsigned port)
     unsigned n = 0;
     for (unsigned i = 0; i < 256; i++) {
         neigh_entry *e = &nt->e[i];
-        if (e->valid && e->port == port && (e->up || e->alive)) {
-            e->alive = 0;
-            if (e->up) {
-                e->up = 0;
-                nt->gen++;
-                n++;
-            }
-        }
+        if (e->valid && e->port == port && e->alive) /* up implies alive */
+            n += silenced(nt, e);
     }
     return n;
 }

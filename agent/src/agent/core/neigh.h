@@ -22,7 +22,6 @@ typedef struct neigh_entry {
     uint8_t port;   /* OutPort */
     uint8_t heard;  /* a hello has ever arrived */
     uint8_t alive;  /* its hellos arrive (one-way liveness) */
-    uint8_t hears_us;    /* its last hello listed us, or listed nobody (a hello without the set) */
     uint8_t peer_port;   /* its port towards us */
     uint8_t idx_at_peer; /* our index among that port's neighbours in its table; NEIGH_NO_INDEX: none */
     uint8_t mac[6]; /* NeighborMAC */

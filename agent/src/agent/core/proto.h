@@ -69,6 +69,7 @@ static inline uint32_t dcn_get32(const uint8_t *p)
 {
     return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
+static inline uint64_t dcn_get64(const uint8_t *p) { return (uint64_t)dcn_get32(p) << 32 | dcn_get32(p + 4); }
 static inline void dcn_put16(uint8_t *p, uint16_t v)
 {
     p[0] = (uint8_t)(v >> 8);
@@ -80,6 +81,11 @@ static inline void dcn_put32(uint8_t *p, uint32_t v)
     p[1] = (uint8_t)(v >> 16);
     p[2] = (uint8_t)(v >> 8);
     p[3] = (uint8_t)v;
+}
+static inline void dcn_put64(uint8_t *p, uint64_t v)
+{
+    dcn_put32(p, (uint32_t)(v >> 32));
+    dcn_put32(p + 4, (uint32_t)v);
 }
 
 /* Bytes of the NHA array for nhops hops. */
