@@ -36,7 +36,7 @@ def schedule(path, phase, t_from, t_to):
             t = float(r["t_s"])
             if r["phase"] != phase or not t_from <= t <= t_to:
                 continue
-            target = tuple(r["target"].split("-")) if r["kind"] == "link" else r["target"]
+            target = tuple(r["target"].split("-")) if r["kind"] in soak.LINK_KINDS else r["target"]
             down = r["action"] == "down"
             if not down and (r["kind"], target) not in active:
                 continue  # put in force before the window
