@@ -42,6 +42,8 @@ PYTHON = "/usr/bin/python3"
 PEER_PORT = 7700
 SNAPSHOT_AT_S = (3.0, 10.0, 20.0)  # a stall's ages at which both directions' paths are recorded
 RTO_GRACE_S = 2.0   # after a sender's pending retransmission, the time its data has to arrive (_rto_grace_until)
+STALL_WITH_PATH_S = 3.0  # the longest stall allowed where a path remained (stalls())
+RETX_SLACK_S = 1.0  # beyond a sender's RTO, the time its retransmission has to arrive (stalls())
 KINDS = ("link", "silent", "one_way", "switch", "server", "agent_kill")
 LINK_KINDS = ("link", "silent", "one_way")  # a (server, switch) or (server, server) pair as target
 
@@ -205,6 +207,23 @@ class Oracle:
             if b > a and not self._connected(links, nodes, src, dst):
                 out += b - a
         return out
+
+    def last_no_path(self, src: str, dst: str, t: float) -> tuple[float, float] | None:
+        """The latest stretch of time without a path between src and dst
+        that began before t, as (start, end) (end may be after t), or None."""
+        h = self.history
+        end = None
+        for i in range(len(h) - 1, -1, -1):
+            ts, links, nodes = h[i]
+            te = h[i + 1][0] if i + 1 < len(h) else float("inf")
+            if ts >= t and end is None:
+                continue
+            if not self._connected(links, nodes, src, dst):
+                end = te if end is None else end
+                start = ts
+            elif end is not None:
+                return start, end
+        return (start, end) if end is not None else None
 
 
 # --------------------------------------------------------------- injector
@@ -372,6 +391,25 @@ def _proc_mem(pid):
     if len(vals) < 3:
         return None
     return vals["VmRSS"], vals["VmData"], vals["VmSize"]
+
+
+def agent_logs(servers, t0, t1):
+    """The lines the agents of servers logged between unix times t0 and t1
+    (neighbours up and down, ports, restarts: each line starts with the UTC
+    time to the millisecond and the server's name), in time order: what a
+    stall's snapshots cannot show, the order in which the agents saw a
+    failure."""
+    from orchestrator.agents import RUN_DIR
+    lo, hi = (time.strftime("%H:%M:%S", time.gmtime(t)) for t in (t0, t1 + 1))
+    lines = []
+    for name in servers:
+        try:
+            with open(os.path.join(RUN_DIR, "logs", name + ".log"), errors="replace") as f:
+                lines += [ln.rstrip("\n") for ln in f if lo <= ln[:8] <= hi or (hi < lo and (ln[:8] >= lo or
+                                                                                              ln[:8] <= hi))]
+        except OSError:
+            pass
+    return sorted(lines)
 
 
 def _log_tail(name, n=300):
@@ -593,6 +631,17 @@ class Phase:
                 return None
             rc, out, _ = self.tb.run_in(agent, ["ss", "-tinoH", side, "=", f":{sport:d}"], timeout=5)
             return " ".join(out.split()) if rc == 0 else None
+        def drops(agent):
+            """What the agent dropped or routed again, by reason (its nonzero
+            drop_* and reroute counters since it started)."""
+            if agent not in self.tb.agents:
+                return None
+            return {k: v for k, v in agentctl.counters(self.tb, agent).items()
+                    if v and (k.startswith("drop_") or "reroute" in k)}
+        ss_src = tcp(c["src"], "sport")
+        rto = c.setdefault("stall_rto", {})
+        if c["t_last"] not in rto:   # the stall's first snapshot: the sender's RTO, if not backed off
+            rto[c["t_last"]] = tcpstats.unbacked_rto_s(ss_src or "")
         self.snapshots.append({"conn": c["id"], "src": c["src"], "dst": c["dst"], "sport": sport,
                                "t_s": round(now - self.t0, 3), "stall_from_s": round(c["t_last"] - self.t0, 3),
                                "data_paths_at_src": paths(c["src"], c["dst"], "dport", "sport"),
@@ -601,7 +650,8 @@ class Phase:
                                "pathset_at_dst": pathset(c["dst"], c["src"]),
                                "faildb_at_src": faildb(c["src"]),
                                "faildb_at_dst": faildb(c["dst"]),
-                               "ss_at_src": tcp(c["src"], "sport"),
+                               "ss_at_src": ss_src,
+                               "drops_at_src": drops(c["src"]),
                                "ss_at_dst": tcp(c["dst"], "dport"),
                                "failures_in_force": self.injector.describe_active()})
 
@@ -742,7 +792,22 @@ class Phase:
     # ------------------------------------------------------------- results
     def stalls(self) -> list:
         """Every stall (receiver gaps of completed or failed connections, and
-        the final stall of lost ones) with whether a path remained."""
+        the final stall of lost ones) with whether a path remained, and the
+        longest it may last where one did (limit_s): STALL_WITH_PATH_S, and
+        longer in two cases where the wait is TCP's own, not the network's
+        (docs/soak.md):
+          - the sender's RTO plus RETX_SLACK_S, when the stall's first
+            snapshot showed a longer RTO that had not backed off
+            (sender_rto_s): a SYN retransmitted (lost at a fault not yet
+            detected) leaves an RTO of about 3 s, from RFC 6298 5.7 or from
+            a 1 s RTT sample that the timestamp of the first SYN gives. The
+            network must still deliver that retransmission: if it is lost
+            too, the RTO doubles and the stall is over its limit;
+          - STALL_WITH_PATH_S plus the length of a time without a path that
+            the connection had just had (it ended at most STALL_WITH_PATH_S
+            before the stall began, or during it: after_no_path_s): TCP
+            backed off all through it, and its next retransmission comes up
+            to that long after the path is back."""
         out = []
         for c in self.conns.values():
             windows = [tuple(g) for g in c["gaps"]]
@@ -750,8 +815,20 @@ class Phase:
                 windows.append(tuple(c["stall_window"]))
             for g0, g1 in windows:
                 nop = self.oracle.no_path_seconds(c["src"], c["dst"], g0, g1)
+                # the snapshot's key is the controller's view of the stall's start, which may lead the
+                # receiver's by the time the sender took to start (a connection's first stall)
+                rto = [v for t, v in c.get("stall_rto", {}).items() if g0 - 0.5 <= t < g1 and v is not None]
+                limit = max([STALL_WITH_PATH_S] + [r + RETX_SLACK_S for r in rto])
+                before = self.oracle.last_no_path(c["src"], c["dst"], g0)
+                after_nop = None
+                if before and before[1] >= g0 - STALL_WITH_PATH_S:
+                    after_nop = before[1] - before[0]
+                    limit = max(limit, STALL_WITH_PATH_S + after_nop)
                 out.append({"conn": c["id"], "src": c["src"], "dst": c["dst"], "start": g0, "s": round(g1 - g0, 3),
-                            "path_remained": nop == 0, "no_path_s": round(nop, 3)})
+                            "path_remained": nop == 0, "no_path_s": round(nop, 3),
+                            "sender_rto_s": rto[0] if rto else None,
+                            "after_no_path_s": None if after_nop is None else round(after_nop, 3),
+                            "limit_s": round(limit, 3), "over_limit": nop == 0 and g1 - g0 > limit + 0.0005})
         return out
 
     def memory_windows(self, warm: float = 0.10, warm_min_s: float = 120.0, base: float = 0.10,

@@ -116,6 +116,22 @@ def retransmit_timer_s(ss_text: str) -> float | None:
     return ss_duration_s(m.group(2))
 
 
+def unbacked_rto_s(ss_text: str) -> float | None:
+    """The RTO, in seconds, of the first connection in `ss -tinoH` output
+    while it has not backed off (no `backoff:` field, and a retransmission
+    timer, if one runs, that has not fired since the last ACK that moved
+    the window); None otherwise. It is then the RTO that TCP computed from
+    its RTT samples (or the 3 s that RFC 6298 5.7 sets after a retransmitted
+    SYN), which no network repair can shorten."""
+    m = re.search(r"\brto:([0-9.]+)", ss_text)
+    if not m or re.search(r"\bbackoff:[1-9]", ss_text):
+        return None
+    t = _SS_TIMER.search(ss_text)
+    if t and t.group(1) == "on" and t.group(3) != "0":
+        return None
+    return float(m.group(1)) / 1000.0
+
+
 class SsSampler(threading.Thread):
     """`ss -tinH` in every given host every `period` s (one nsenter each);
     rows of (time, host, connection fields). Only connections with data

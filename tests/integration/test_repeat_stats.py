@@ -94,6 +94,17 @@ def test_retransmit_timer_is_read_as_ss_prints_it():
     assert tcpstats.retransmit_timer_s("") is None
 
 
+def test_rto_is_taken_only_before_it_backs_off():
+    # a sender after a retransmitted SYN (soak stall snapshot): its own 3 s RTO, no backoff yet
+    fresh = ("ESTAB 0 320832 10.0.0.15:42439 10.0.0.12:7700 timer:(on,052ms,0) ts sack reno rto:3132 "
+             "rtt:1044/522 mss:8912 bytes_acked:1 unacked:5 retrans:0/1 minrtt:1044")
+    assert tcpstats.unbacked_rto_s(fresh) == 3.132
+    assert tcpstats.unbacked_rto_s(fresh.replace("timer:(on,052ms,0) ", "")) == 3.132   # nothing in flight
+    assert tcpstats.unbacked_rto_s(fresh.replace("(on,052ms,0)", "(on,608ms,3)")) is None   # fired 3 times
+    assert tcpstats.unbacked_rto_s(fresh.replace("rto:3132", "rto:6264 backoff:1")) is None
+    assert tcpstats.unbacked_rto_s("") is None
+
+
 def test_counters_of_a_namespace_and_their_sum():
     own = tcpstats.read_counters(os.getpid())
     assert "RetransSegs" in own and "TCPTimeouts" in own

@@ -253,3 +253,17 @@ def test_far_pair_unchanged(spec):
     dist = old_server_hops_from(w, src)
     dst = max((d for d in dist if d != src), key=lambda d: (dist[d], w.servers[d]["id"]))
     assert smoke.far_pair(types.SimpleNamespace(wiring=w, build_dir=BUILD)) == (src, dst, dist[dst])
+
+
+def test_last_time_without_a_path():
+    w = topology.export(BUILD, "bcube n=4 k=1")
+    oracle = soak.Oracle(w, EX)
+    oracle.set_down(10.0, node="h00")           # h00 cut off from 10 to 14 s,
+    oracle.set_down(12.0, node="s0_1")          # a change of state in between,
+    oracle.set_down(14.0, node="h00", down=False)
+    oracle.set_down(20.0, link=("h00", "s0_0"))  # and one of its two links down from 20 s
+    assert oracle.last_no_path("h00", "h33", 16.0) == (10.0, 14.0)
+    assert oracle.last_no_path("h00", "h33", 25.0) == (10.0, 14.0)
+    assert oracle.last_no_path("h00", "h33", 11.0) == (10.0, 12.0)   # ends where the states change after t
+    assert oracle.last_no_path("h00", "h33", 10.0) is None           # none had begun yet
+    assert oracle.last_no_path("h01", "h33", 30.0) is None
