@@ -714,52 +714,105 @@ START_TEST(dead_next_hop_sends_path_failure_to_source)
 }
 END_TEST
 
+/* The relay h01 of the path h11 -> h01 -> h03 in BCube_1 n=4, with every
+ * neighbour but h03 heard (h03 never heard unless with_h03). */
+static harness *relay_h01_to_h03(bool with_h03, dcn_path *p, uint8_t nha[4])
+{
+    harness *h = ah_new("bcube n=4 k=1", "h01");
+    uint32_t h03 = tu_node(&h->t, "h03");
+    *p = (dcn_path){.len = 5, .node = {tu_node(&h->t, "h11"), tu_node(&h->t, "s1_1"), H01, tu_node(&h->t, "s0_0"),
+                                       h03}};
+    ck_assert_int_eq(nha_encode_path(&h->t, p, nha, 4), 2);
+    for (unsigned i = 0; i < 256; i++) {
+        const neigh_entry *ne = &h->e.nt.e[i];
+        if (ne->valid && (with_h03 || ne->node != h03))
+            ah_hello(h, ne->port, ne->node, ne->peer_port);
+    }
+    return h;
+}
+
+/* Relays a data frame along p (arriving on port 1) and returns, in a-b,
+ * the link that the path failure it causes names. */
+static void link_named_for(harness *h, const dcn_path *p, const uint8_t nha[4], uint32_t *a, uint32_t *b)
+{
+    uint8_t buf[512];
+    size_t n = data_frame(buf, p->node[0], p->node[p->len - 1], nha, 2, 1);
+    h->nout = 0;
+    engine_rx_frame(&h->e, 1, buf, n);
+    const ah_frame *f = ah_find(h, DCN_T_PATH_FAIL);
+    ck_assert_ptr_nonnull(f);
+    dcn_hdr d;
+    size_t hl;
+    ck_assert_int_eq(dcn_hdr_decode(f->data + 14, f->len - 14, &d, &hl), DCN_DEC_OK);
+    *a = dcn_get32(f->data + 14 + hl);
+    *b = dcn_get32(f->data + 14 + hl + 4);
+}
+
 /* The failed link that a relay names for a dead next hop behind a switch:
  * the cable into that server while the switch's other servers are up;
  * our own cable when none of them is (a one-way or silent fault on our
  * side: nobody hears us, or we hear nobody), though the carrier is up. */
 START_TEST(a_relay_that_no_neighbour_hears_blames_its_own_cable)
 {
-    harness *h = ah_new("bcube n=4 k=1", "h01");
-    uint32_t h11 = tu_node(&h->t, "h11"), h03 = tu_node(&h->t, "h03");
-    uint32_t s00 = tu_node(&h->t, "s0_0"), s11 = tu_node(&h->t, "s1_1");
-    dcn_path p = {.len = 5, .node = {h11, s11, H01, s00, h03}};
+    dcn_path p;
     uint8_t nha[4];
-    ck_assert_int_eq(nha_encode_path(&h->t, &p, nha, 4), 2);
-    for (unsigned i = 0; i < 256; i++) { /* every neighbour up but h03, never heard */
+    harness *h = relay_h01_to_h03(false, &p, nha);
+    uint32_t a, b, s00 = p.node[3], h03 = p.node[4];
+    link_named_for(h, &p, nha, &a, &b);
+    ck_assert_uint_eq(a, s00); /* h03 alone is down: its cable */
+    ck_assert_uint_eq(b, h03);
+    /* then h00 and h02 stop listing us: nobody behind s0_0 hears us */
+    for (unsigned i = 0; i < 64; i++) {
+        const neigh_entry *ne = &h->e.nt.e[i];
+        if (ne->valid && ne->node != h03)
+            ah_hello_heard(h, 0, ne->node, ne->peer_port, ne->peer_port, ~(1ull << ne->idx_at_peer));
+    }
+    for (unsigned i = 0; i < 64; i++)
+        ck_assert(!h->e.nt.e[i].valid || !h->e.nt.e[i].up);
+    h->now += 1000; /* past the path failures' rate limit */
+    link_named_for(h, &p, nha, &a, &b);
+    ck_assert_uint_eq(a, H01); /* every neighbour on the port down: our own cable */
+    ck_assert_uint_eq(b, s00);
+    ah_free(h);
+}
+END_TEST
+
+/* Our own cable falls silent (its carrier up): the neighbours behind the
+ * switch expire one after the other. When the first has expired and the
+ * others are still up, not heard for almost the dead interval, it is our
+ * cable that is named; the next server's only while the others are heard. */
+START_TEST(a_relay_whose_cable_fell_silent_names_its_own_cable)
+{
+    dcn_path p;
+    uint8_t nha[4];
+    harness *h = relay_h01_to_h03(true, &p, nha);
+    uint32_t a, b, s00 = p.node[3], h03 = p.node[4];
+    h->now += 10; /* the others' last hellos, 10 ms after h03's */
+    for (unsigned i = 0; i < 256; i++) {
         const neigh_entry *ne = &h->e.nt.e[i];
         if (ne->valid && ne->node != h03)
             ah_hello(h, ne->port, ne->node, ne->peer_port);
     }
-    uint8_t buf[512];
-    size_t n = data_frame(buf, h11, h03, nha, 2, 1);
-    uint32_t a, b;
-    for (int round = 0; round < 2; round++) {
-        h->nout = 0;
-        engine_rx_frame(&h->e, 1, buf, n);
-        const ah_frame *f = ah_find(h, DCN_T_PATH_FAIL);
-        ck_assert_ptr_nonnull(f);
-        dcn_hdr d;
-        size_t hl;
-        ck_assert_int_eq(dcn_hdr_decode(f->data + 14, f->len - 14, &d, &hl), DCN_DEC_OK);
-        a = dcn_get32(f->data + 14 + hl);
-        b = dcn_get32(f->data + 14 + hl + 4);
-        if (round == 0) { /* h03 alone is down: its cable */
-            ck_assert_uint_eq(a, s00);
-            ck_assert_uint_eq(b, h03);
-            /* then h00 and h02 stop listing us: nobody behind s0_0 hears us */
-            for (unsigned i = 0; i < 64; i++) {
-                const neigh_entry *ne = &h->e.nt.e[i];
-                if (ne->valid && ne->node != h03)
-                    ah_hello_heard(h, 0, ne->node, ne->peer_port, ne->peer_port, ~(1ull << ne->idx_at_peer));
-            }
-            for (unsigned i = 0; i < 64; i++)
-                ck_assert(!h->e.nt.e[i].valid || !h->e.nt.e[i].up);
-            h->now += 1000; /* past the path failures' rate limit */
-        }
+    /* h03 expires at the end of the dead interval, the others 5 ms later */
+    h->now += (uint64_t)h->e.cfg.hello_ms * h->e.cfg.dead_misses + h->e.cfg.hello_ms / 4 - 5;
+    engine_tick(&h->e);
+    for (unsigned i = 0; i < 64; i++) {
+        const neigh_entry *ne = &h->e.nt.e[i];
+        ck_assert(!ne->valid || ne->up == (ne->node != h03));
     }
-    ck_assert_uint_eq(a, H01); /* every neighbour on the port down: our own cable */
+    link_named_for(h, &p, nha, &a, &b);
+    ck_assert_uint_eq(a, H01);
     ck_assert_uint_eq(b, s00);
+    /* the same, but h00 and h02 heard just now: h03's cable */
+    h->now += 1000; /* past the path failures' rate limit */
+    for (unsigned i = 0; i < 256; i++) {
+        const neigh_entry *ne = &h->e.nt.e[i];
+        if (ne->valid && ne->node != h03)
+            ah_hello(h, ne->port, ne->node, ne->peer_port);
+    }
+    link_named_for(h, &p, nha, &a, &b);
+    ck_assert_uint_eq(a, s00);
+    ck_assert_uint_eq(b, h03);
     ah_free(h);
 }
 END_TEST
@@ -1082,6 +1135,7 @@ int main(void)
     tcase_add_test(tc, a_live_neighbours_mac_is_not_taken_over);
     tcase_add_test(tc, a_neighbour_that_does_not_hear_us_is_down);
     tcase_add_test(tc, a_relay_that_no_neighbour_hears_blames_its_own_cable);
+    tcase_add_test(tc, a_relay_whose_cable_fell_silent_names_its_own_cable);
     tcase_add_test(tc, relay_forwards_with_one_lookup);
     tcase_add_test(tc, relay_sends_the_received_buffer_itself);
     tcase_add_test(tc, destination_strips_the_header);

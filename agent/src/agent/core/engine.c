@@ -72,32 +72,27 @@ uint32_t engine_port_avail(const engine *e, unsigned port, int out)
     return used >= p->capacity_mbps ? 0 : p->capacity_mbps - used;
 }
 
-/* Is no neighbour up on port, of two or more that it has? (A one-way or
- * silent fault on our own cable, seen from our side: we hear none of them,
- * or none hears us.) */
-static bool port_all_down(const engine *e, unsigned port)
+/* How recently a neighbour must have been heard to vouch for the cables
+ * between us (neigh_vouches): two hello intervals. Hellos go out on a grid
+ * that every agent shares, so a live neighbour was heard within one
+ * interval, and when our own cable falls silent the others behind the
+ * switch have not been heard for almost the dead interval (at least three
+ * intervals by default) by the time the first of them expires. */
+static uint64_t vouch_ms(const engine *e)
 {
-    unsigned valid = 0;
-    for (unsigned i = 0; i < 64; i++) {
-        const neigh_entry *ne = &e->nt.e[nha_make(port, i)];
-        if (!ne->valid)
-            continue;
-        if (ne->up)
-            return false;
-        valid++;
-    }
-    return valid >= 2;
+    return e->cfg.hello_ms ? 2ull * e->cfg.hello_ms : UINT64_MAX;
 }
 
 /* The cable reported as failed when the hop from path position pos to the
  * next server (at next) is dead: our own cable when our port lost carrier,
- * or when it goes through a switch behind which no neighbour of several is
- * up; otherwise the last cable into the next server. */
+ * or when it goes through a switch behind which no neighbour of several
+ * vouches for it; otherwise the last cable into the next server. */
 void eng_failed_link(const engine *e, const dcn_path *p, int pos, int next, unsigned port, uint32_t *a,
                         uint32_t *b)
 {
-    if (!e->port[port].carrier ||
-        (next - pos == 2 && dcn_kind(e->t, p->node[pos + 1]) == DCN_SWITCH && port_all_down(e, port))) {
+    uint64_t now = eng_now(e);
+    if (!e->port[port].carrier || (next - pos == 2 && dcn_kind(e->t, p->node[pos + 1]) == DCN_SWITCH &&
+                                   neigh_port_unvouched(&e->nt, port, now, vouch_ms(e)))) {
         *a = p->node[pos];
         *b = p->node[pos + 1];
         return;
@@ -105,21 +100,21 @@ void eng_failed_link(const engine *e, const dcn_path *p, int pos, int next, unsi
     *a = p->node[next - 1];
     *b = p->node[next];
     if (next - pos == 3 && dcn_kind(e->t, p->node[pos + 2]) == DCN_SWITCH) {
-        /* across an MDCube fibre: a server behind the far switch still
-         * heard means only the next server's cable; none heard but one
-         * behind our own switch means the fibre; nobody heard, our cable */
+        /* across an MDCube fibre: a server behind the far switch that
+         * vouches means only the next server's cable; none but one behind
+         * our own switch means the fibre; nobody, our cable */
         uint32_t near = p->node[pos + 1], far = p->node[pos + 2];
-        bool near_up = false;
+        bool near_vouches = false;
         for (unsigned i = 0; i < 256; i++) {
             const neigh_entry *ne = &e->nt.e[i];
-            if (!ne->valid || ne->port != port || !ne->up)
+            if (ne->port != port || !neigh_vouches(ne, now, vouch_ms(e)))
                 continue;
             if (dcn_topo_port_to(e->t, far, ne->node) >= 0)
                 return;
-            near_up |= dcn_topo_port_to(e->t, near, ne->node) >= 0;
+            near_vouches |= dcn_topo_port_to(e->t, near, ne->node) >= 0;
         }
-        *a = near_up ? near : p->node[pos];
-        *b = near_up ? far : near;
+        *a = near_vouches ? near : p->node[pos];
+        *b = near_vouches ? far : near;
     }
 }
 

@@ -93,6 +93,20 @@ uint64_t neigh_heard_on(const neigh_table *nt, unsigned port)
     return set;
 }
 
+bool neigh_port_unvouched(const neigh_table *nt, unsigned port, uint64_t now_ms, uint64_t recent_ms)
+{
+    unsigned valid = 0;
+    for (unsigned i = 0; i < 64; i++) {
+        const neigh_entry *e = &nt->e[nha_make(port, i)];
+        if (!e->valid)
+            continue;
+        if (neigh_vouches(e, now_ms, recent_ms))
+            return false;
+        valid++;
+    }
+    return valid >= 2;
+}
+
 /* An entry no longer heard: not alive, and down. Returns 1 when it was up. */
 static unsigned silenced(neigh_table *nt, neigh_entry *e)
 {

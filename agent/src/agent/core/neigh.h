@@ -60,6 +60,19 @@ int neigh_on_hello(neigh_table *nt, unsigned port, uint32_t node, const uint8_t 
 /* The set that a hello leaving port carries: bit i for each neighbour of
  * index i on that port whose hellos arrive. */
 uint64_t neigh_heard_on(const neigh_table *nt, unsigned port);
+/* An entry vouches for the cables between us while it is up and was heard
+ * within the last recent_ms. Up alone is not enough: when our own cable
+ * falls silent, the entries behind it expire one after the other, a few
+ * ms apart, and while the first has expired the others are still up,
+ * though not heard for almost the dead interval. */
+static inline bool neigh_vouches(const neigh_entry *e, uint64_t now_ms, uint64_t recent_ms)
+{
+    return e->valid && e->up && now_ms - e->last_heard_ms < recent_ms;
+}
+/* Does no entry on port, of two or more that it has, vouch for our cable?
+ * (A one-way or silent fault on our own cable, seen from our side: none
+ * hears us, or we hear none of them.) */
+bool neigh_port_unvouched(const neigh_table *nt, unsigned port, uint64_t now_ms, uint64_t recent_ms);
 /* Marks entries silent for dead_ms not alive and down; returns how many
  * went down. */
 unsigned neigh_expire(neigh_table *nt, uint64_t now_ms, uint64_t dead_ms);
