@@ -9,9 +9,12 @@ from .cluster_testbed import ClusterTestbed
 from .errors import TestbedError
 
 # A silent fault: the egress of a link direction replaced by an 8 bit/s HTB
-# class over a one-packet FIFO (this kernel has neither netem nor tc
+# class over a FIFO of no packets (this kernel has neither netem nor tc
 # classifiers and actions), so its frames are dropped while both ends keep
-# their carrier. Only missed hellos tell the agents.
+# their carrier. Only missed hellos tell the agents. The FIFO holds none: a
+# frame held would keep its TCP segment "in the host queue", and Linux does
+# not retransmit such a segment (skb_still_in_host_queue), so its
+# connection would stall until the fault ended, as no cable makes it.
 SILENT_HANDLE = "7:"
 
 
@@ -19,7 +22,7 @@ def silent_lines(ifname: str) -> list:
     return [f"qdisc replace dev {ifname} root handle {SILENT_HANDLE} htb default 1",
             f"class add dev {ifname} parent {SILENT_HANDLE} classid {SILENT_HANDLE}1 htb rate 8bit ceil 8bit burst 1 "
             "cburst 1",
-            f"qdisc add dev {ifname} parent {SILENT_HANDLE}1 handle 70: pfifo limit 1"]
+            f"qdisc add dev {ifname} parent {SILENT_HANDLE}1 handle 70: pfifo limit 0"]
 
 
 def _now_iso():

@@ -7,8 +7,10 @@ and ping still goes through the other level; one direction silenced, the
 side that stops hearing declares its neighbour down, and the other side,
 whose hellos are no longer listed, takes it down too (two-way liveness)
 while it still hears it; unsilenced, the shaping is back as it was and
-both are up. Root: network namespaces."""
+both are up. The fault drops frames and holds none. Root: network
+namespaces."""
 import os
+import re
 import time
 
 import pytest
@@ -47,6 +49,16 @@ def qdiscs(tb, node, ifname):
     return out
 
 
+def silent_fifo(tb, node, ifname):
+    """(packets held, packets dropped) by a silent fault's FIFO (handle 70:)."""
+    rc, out, _ = tb.run_in(node, ["tc", "-s", "qdisc", "show", "dev", ifname])
+    assert rc == 0
+    block = out[out.index("qdisc pfifo 70:"):]
+    dropped = int(re.search(r"dropped (\d+)", block).group(1))
+    held = int(re.search(r"backlog \S+ (\d+)p", block).group(1))
+    return held, dropped
+
+
 def carrier(tb, node, ifname):
     """Has the interface its carrier (LOWER_UP), seen from its namespace?"""
     rc, out, _ = tb.run_in(node, ["ip", "-o", "link", "show", "dev", ifname])
@@ -65,6 +77,10 @@ def test_silent_link_is_found_by_missed_hellos_and_routed_around():
         assert wait_for(lambda: neighbour_up(tb, "h00", "h01") is False and neighbour_up(tb, "h01", "h00") is False)
         ok, failed = smoke.ping_pairs(tb, [("h00", "h01")])
         assert ok and not failed, failed          # through h10 and h11
+        # the hellos sent meanwhile were dropped, none held: a frame held in the fault's queue would keep its
+        # TCP segment in the host queue, which Linux does not retransmit until the fault ends
+        held, dropped = silent_fifo(tb, "h00", ifn)
+        assert held == 0 and dropped > 0, (held, dropped)
 
         tb.link_unsilent("h00", "s0_0")
         assert qdiscs(tb, "h00", ifn) == before   # shaped as before
