@@ -805,15 +805,17 @@ class Phase:
             too, the RTO doubles and the stall is over its limit;
           - STALL_WITH_PATH_S plus the length of a time without a path that
             the connection had just had (it ended at most STALL_WITH_PATH_S
-            before the stall began, or during it: after_no_path_s): TCP
-            backed off all through it, and its next retransmission comes up
-            to that long after the path is back."""
+            before the stall began: after_no_path_s), or of its previous
+            stall if that one had no path at some time and ended as long
+            before: TCP backed off all through it, and its next
+            retransmission comes up to that long after the path is back."""
         out = []
         for c in self.conns.values():
             windows = [tuple(g) for g in c["gaps"]]
             if c["outcome"] == "lost":
                 windows.append(tuple(c["stall_window"]))
-            for g0, g1 in windows:
+            pathless = None     # the connection's last stall that had no path at some time: (start, end)
+            for g0, g1 in sorted(windows):
                 nop = self.oracle.no_path_seconds(c["src"], c["dst"], g0, g1)
                 # the snapshot's key is the controller's view of the stall's start, which may lead the
                 # receiver's by the time the sender took to start (a connection's first stall)
@@ -821,9 +823,13 @@ class Phase:
                 limit = max([STALL_WITH_PATH_S] + [r + RETX_SLACK_S for r in rto])
                 before = self.oracle.last_no_path(c["src"], c["dst"], g0)
                 after_nop = None
-                if before and before[1] >= g0 - STALL_WITH_PATH_S:
-                    after_nop = before[1] - before[0]
+                for span in (before, pathless):
+                    if span and span[1] >= g0 - STALL_WITH_PATH_S:
+                        after_nop = max(after_nop or 0.0, span[1] - span[0])
+                if after_nop is not None:
                     limit = max(limit, STALL_WITH_PATH_S + after_nop)
+                if nop > 0:
+                    pathless = (g0, g1)
                 out.append({"conn": c["id"], "src": c["src"], "dst": c["dst"], "start": g0, "s": round(g1 - g0, 3),
                             "path_remained": nop == 0, "no_path_s": round(nop, 3),
                             "sender_rto_s": rto[0] if rto else None,

@@ -116,20 +116,30 @@ def retransmit_timer_s(ss_text: str) -> float | None:
     return ss_duration_s(m.group(2))
 
 
-def unbacked_rto_s(ss_text: str) -> float | None:
+def unbacked_rto_s(ss_text: str, rto_min_ms: float = 200.0) -> float | None:
     """The RTO, in seconds, of the first connection in `ss -tinoH` output
-    while it has not backed off (no `backoff:` field, and a retransmission
-    timer, if one runs, that has not fired since the last ACK that moved
-    the window); None otherwise. It is then the RTO that TCP computed from
-    its RTT samples (or the 3 s that RFC 6298 5.7 sets after a retransmitted
-    SYN), which no network repair can shorten."""
+    when it is the one TCP computed from its RTT samples: srtt + 4 rttvar
+    (at least srtt + the minimum RTO), within a quarter, or the 3 s that
+    RFC 6298 5.7 sets after a retransmitted SYN with no sample; None when
+    it has backed off (a `backoff:` field, a retransmission timer that has
+    fired since the last ACK that moved the window, or an RTO far above
+    the estimate: Linux clears the backoff on an ACK but keeps the RTO
+    until a new RTT sample). Such an RTO no network repair can shorten."""
     m = re.search(r"\brto:([0-9.]+)", ss_text)
     if not m or re.search(r"\bbackoff:[1-9]", ss_text):
         return None
     t = _SS_TIMER.search(ss_text)
     if t and t.group(1) == "on" and t.group(3) != "0":
         return None
-    return float(m.group(1)) / 1000.0
+    rto = float(m.group(1))
+    r = re.search(r"\brtt:([0-9.]+)/([0-9.]+)", ss_text)
+    if r:
+        srtt, rttvar = float(r.group(1)), float(r.group(2))
+        if rto > 1.25 * (srtt + max(4 * rttvar, rto_min_ms)) + 50:
+            return None
+    elif abs(rto - 3000) > 100:
+        return None
+    return rto / 1000.0
 
 
 class SsSampler(threading.Thread):

@@ -102,6 +102,11 @@ def test_rto_is_taken_only_before_it_backs_off():
     assert tcpstats.unbacked_rto_s(fresh.replace("timer:(on,052ms,0) ", "")) == 3.132   # nothing in flight
     assert tcpstats.unbacked_rto_s(fresh.replace("(on,052ms,0)", "(on,608ms,3)")) is None   # fired 3 times
     assert tcpstats.unbacked_rto_s(fresh.replace("rto:3132", "rto:6264 backoff:1")) is None
+    # an ACK cleared the backoff but not the RTO, kept until a new RTT sample (a soak stall after an outage)
+    kept = "ESTAB 0 688944 10.0.0.2:56943 10.0.0.10:7700 timer:(on,11sec,0) ts sack reno rto:14480 rtt:28.408/2.384"
+    assert tcpstats.unbacked_rto_s(kept) is None
+    assert tcpstats.unbacked_rto_s(kept.replace("rto:14480", "rto:228")) == 0.228
+    assert tcpstats.unbacked_rto_s("ESTAB timer:(on,2.9sec,0) rto:3000") == 3.0   # RFC 6298 5.7, no sample yet
     assert tcpstats.unbacked_rto_s("") is None
 
 

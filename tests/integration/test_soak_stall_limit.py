@@ -58,3 +58,16 @@ def test_a_stall_just_after_a_time_without_a_path_may_last_that_much_longer():
     assert s[1]["after_no_path_s"] == 3.7 and s[1]["limit_s"] == 6.7 and not s[1]["over_limit"]
     # long after it, the limit is 3 s again
     assert s[2]["after_no_path_s"] is None and s[2]["over_limit"]
+
+
+def test_a_stall_after_a_stall_without_a_path_may_last_as_long_again():
+    # the destination's agent was killed: a stall of 14.9 s without a path for 10.1 of them, a byte, then
+    # TCP's RTO, backed off through the outage, holds the next stall 14.7 s
+    c = conn(1, (116.9, 131.8))
+    c["gaps"].append([131.9, 146.6])
+    oracle = types.SimpleNamespace(no_path_seconds=lambda src, dst, t0, t1: 10.1 if t0 == 116.9 else 0.0,
+                                   last_no_path=lambda src, dst, t: None)
+    first, second = sorted(soak.Phase.stalls(types.SimpleNamespace(conns={1: c}, oracle=oracle)),
+                           key=lambda x: x["start"])
+    assert not first["path_remained"] and second["path_remained"]
+    assert second["after_no_path_s"] == 14.9 and second["limit_s"] == 17.9 and not second["over_limit"]
