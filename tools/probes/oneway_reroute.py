@@ -7,7 +7,10 @@ carrier up (one_way h30>s1_0) for --down seconds.
 
 Every --period s it records, in h30: each connection's bytes acknowledged
 and RTO (`ss -tin`) and its flow's path (`dcn-ctl flows`); at the end it
-keeps the agents' logs (neighbour changes, with times). Prints one RESULT
+keeps the agents' logs (neighbour changes, with times). With --capture it
+records what h30's ports and its dcn0 send (tcpdump, headers); with --maps
+its agent's BPF maps "flows" and "neigh" 1.5 and 2.5 s into the fault
+(bpftool, which `make deps` does not install). Prints one RESULT
 line per run: for each connection that ran through s1_0 at the fault, when
 its path left s1_0 and when its data moved again, seconds after the fault.
 
@@ -52,8 +55,35 @@ class Poller(threading.Thread):
             # the ACKs' flows at the destination, by the data's source port
             back = {f["dport"]: " ".join(f.get("path") or []) for f in agentctl.flows(self.tb, DST)
                     if f.get("proto") == 6 and f.get("sport", 0) >= 5201}
+            ctr = agentctl.counters(self.tb, SRC)
+            acked["ctr"] = {k: ctr.get(k, 0) for k in ("tx_data_from_tun", "drop_tx_error", "drop_next_hop_down",
+                                                        "drop_no_route", "rerouted_at_send", "sent_in_kernel")}
             self.rows.append((t, acked, paths, back))
             self.halt.wait(max(0.0, self.period - (time.time() - t)))
+
+
+def dump_maps(agent_pid, age):
+    """The source agent's BPF maps "flows" and "neigh" (found by the map
+    ids in its file descriptors' fdinfo; dumped with bpftool), age s into
+    the fault."""
+    def bpftool(*args):
+        r = subprocess.run(["bpftool", "-j"] + list(args), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        return json.loads(r.stdout or "null")
+    out = {"age_s": round(age, 3)}
+    ids = set()
+    for fd in os.listdir("/proc/%d/fdinfo" % agent_pid):
+        try:
+            with open("/proc/%d/fdinfo/%s" % (agent_pid, fd)) as f:
+                m = re.search(r"^map_id:\s*(\d+)", f.read(), re.M)
+        except OSError:
+            continue
+        if m:
+            ids.add(int(m.group(1)))
+    for mid in sorted(ids):
+        m = bpftool("map", "show", "id", str(mid)) or {}
+        if m.get("name") in ("flows", "neigh"):
+            out[m["name"]] = bpftool("map", "dump", "id", str(mid))
+    return out
 
 
 def one_run(ex, a, i):
@@ -61,6 +91,12 @@ def one_run(ex, a, i):
         tb = net.tb
         poller = Poller(tb, a.period)
         poller.start()
+        dumps = []
+        if a.capture:   # what each of the source's ports and its TUN device send, headers only
+            for ifn in ("%s-eth0" % SRC, "%s-eth1" % SRC, "dcn0"):
+                dumps.append(subprocess.Popen(["nsenter", "-t", str(tb.hosts[SRC].pid), "-n", "tcpdump", "-i", ifn,
+                                               "-Q", "out", "-s", "96", "-U", "-w", ex.path("run%d_%s.pcap" % (i, ifn))],
+                                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
         st = {"t_fault": None, "t_lift": None}
         flows = [traffic.Flow(SRC, DST, seconds=a.seconds, label="C%d" % j) for j in range(a.connections)]
 
@@ -71,12 +107,18 @@ def one_run(ex, a, i):
                     soak.apply_failure(tb, "one_way", (SRC, SWITCH), True)
                     st["t_fault"] = time.time()
                     ex.log("  %.1f s: one_way %s>%s" % (elapsed, SRC, SWITCH))
+            elif a.maps and st["t_fault"] and len(st.setdefault("maps", [])) < 2 and \
+                    time.time() >= st["t_fault"] + 1.5 + len(st["maps"]):
+                st["maps"].append(dump_maps(tb.agents[SRC].pid, time.time() - st["t_fault"]))
             elif st["t_fault"] and st["t_lift"] is None and time.time() >= st["t_fault"] + a.down:
                 soak.apply_failure(tb, "one_way", (SRC, SWITCH), False)
                 st["t_lift"] = time.time()
         traffic.run_flows(ex, tb, flows, timeout=a.seconds + 60, on_tick=tick)
         poller.halt.set()
         poller.join()
+        for d in dumps:
+            d.terminate()
+            d.wait()
         counters = {n: {k: v for k, v in agentctl.counters(tb, n).items() if v}
                     for n in (SRC, DST, "h00", "h10", "h20", "h03")}
         ex.write_json("run%d_counters.json" % i, counters)
@@ -85,6 +127,8 @@ def one_run(ex, a, i):
                 p = os.path.join(RUN_DIR, "logs", n + suffix)
                 if os.path.exists(p):
                     shutil.copy(p, ex.path("run%d_%s%s" % (i, n, suffix)))
+    if st.get("maps"):
+        ex.write_json("run%d_maps.json" % i, st["maps"])
     tf = st["t_fault"]
     rows = poller.rows
     ex.write_json("run%d_poll.json" % i, [{"t": round(t - tf, 3), "acked": acked, "paths": paths, "acks": back}
@@ -109,6 +153,9 @@ def run(ex):
     ex.add_argument("--down", type=float, default=4.0)
     ex.add_argument("--period", type=float, default=0.05)
     ex.add_argument("--runs", type=int, default=1)
+    ex.add_argument("--capture", action="store_true", help="tcpdump what the source sends on each port")
+    ex.add_argument("--maps", action="store_true", help="the source agent's BPF maps 1.5 and 2.5 s into the fault "
+                    "(bpftool)")
     ex.set_defaults(hello_ms=100)
     a = ex.parse()
     out = []
