@@ -714,6 +714,16 @@ START_TEST(dead_next_hop_sends_path_failure_to_source)
 }
 END_TEST
 
+/* A hello now from every neighbour but the node but (DCN_NONE: from all). */
+static void hear_all_but(harness *h, uint32_t but)
+{
+    for (unsigned i = 0; i < 256; i++) {
+        const neigh_entry *ne = &h->e.nt.e[i];
+        if (ne->valid && ne->node != but)
+            ah_hello(h, ne->port, ne->node, ne->peer_port);
+    }
+}
+
 /* The relay h01 of the path h11 -> h01 -> h03 in BCube_1 n=4, with every
  * neighbour but h03 heard (h03 never heard unless with_h03). */
 static harness *relay_h01_to_h03(bool with_h03, dcn_path *p, uint8_t nha[4])
@@ -723,11 +733,7 @@ static harness *relay_h01_to_h03(bool with_h03, dcn_path *p, uint8_t nha[4])
     *p = (dcn_path){.len = 5, .node = {tu_node(&h->t, "h11"), tu_node(&h->t, "s1_1"), H01, tu_node(&h->t, "s0_0"),
                                        h03}};
     ck_assert_int_eq(nha_encode_path(&h->t, p, nha, 4), 2);
-    for (unsigned i = 0; i < 256; i++) {
-        const neigh_entry *ne = &h->e.nt.e[i];
-        if (ne->valid && (with_h03 || ne->node != h03))
-            ah_hello(h, ne->port, ne->node, ne->peer_port);
-    }
+    hear_all_but(h, with_h03 ? DCN_NONE : h03);
     return h;
 }
 
@@ -788,13 +794,9 @@ START_TEST(a_relay_whose_cable_fell_silent_names_its_own_cable)
     harness *h = relay_h01_to_h03(true, &p, nha);
     uint32_t a, b, s00 = p.node[3], h03 = p.node[4];
     h->now += 10; /* the others' last hellos, 10 ms after h03's */
-    for (unsigned i = 0; i < 256; i++) {
-        const neigh_entry *ne = &h->e.nt.e[i];
-        if (ne->valid && ne->node != h03)
-            ah_hello(h, ne->port, ne->node, ne->peer_port);
-    }
+    hear_all_but(h, h03);
     /* h03 expires at the end of the dead interval, the others 5 ms later */
-    h->now += (uint64_t)h->e.cfg.hello_ms * h->e.cfg.dead_misses + h->e.cfg.hello_ms / 4 - 5;
+    h->now += eng_dead_interval_ms(&h->e) - 5;
     engine_tick(&h->e);
     for (unsigned i = 0; i < 64; i++) {
         const neigh_entry *ne = &h->e.nt.e[i];
@@ -805,11 +807,7 @@ START_TEST(a_relay_whose_cable_fell_silent_names_its_own_cable)
     ck_assert_uint_eq(b, s00);
     /* the same, but h00 and h02 heard just now: h03's cable */
     h->now += 1000; /* past the path failures' rate limit */
-    for (unsigned i = 0; i < 256; i++) {
-        const neigh_entry *ne = &h->e.nt.e[i];
-        if (ne->valid && ne->node != h03)
-            ah_hello(h, ne->port, ne->node, ne->peer_port);
-    }
+    hear_all_but(h, h03);
     link_named_for(h, &p, nha, &a, &b);
     ck_assert_uint_eq(a, s00);
     ck_assert_uint_eq(b, h03);

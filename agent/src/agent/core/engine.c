@@ -23,6 +23,11 @@ void engine_config_default(engine_config *c)
 
 uint64_t eng_now(const engine *e) { return e->io.now_ms(e->io.ctx); }
 
+uint64_t eng_dead_interval_ms(const engine *e)
+{
+    return (uint64_t)e->cfg.hello_ms * e->cfg.dead_misses + e->cfg.hello_ms / 4;
+}
+
 /* counts what the seam's send returned (rc) for a frame of len bytes */
 static int eng_tx_count(engine *e, engine_port *p, size_t len, int rc)
 {
@@ -104,10 +109,11 @@ void eng_failed_link(const engine *e, const dcn_path *p, int pos, int next, unsi
          * vouches means only the next server's cable; none but one behind
          * our own switch means the fibre; nobody, our cable */
         uint32_t near = p->node[pos + 1], far = p->node[pos + 2];
+        uint64_t recent = vouch_ms(e);
         bool near_vouches = false;
         for (unsigned i = 0; i < 256; i++) {
             const neigh_entry *ne = &e->nt.e[i];
-            if (ne->port != port || !neigh_vouches(ne, now, vouch_ms(e)))
+            if (ne->port != port || !neigh_vouches(ne, now, recent))
                 continue;
             if (dcn_topo_port_to(e->t, far, ne->node) >= 0)
                 return;
@@ -971,11 +977,6 @@ static void update_rates(engine *e, uint64_t t)
     }
 }
 
-static uint64_t dead_interval_ms(const engine *e)
-{
-    return (uint64_t)e->cfg.hello_ms * e->cfg.dead_misses + e->cfg.hello_ms / 4;
-}
-
 /* Hellos go out on a grid of the hello interval on the monotonic clock,
  * which every agent of the box shares: the hellos of all agents arrive
  * close together, and a receiver busy or asleep reads several in one
@@ -1006,7 +1007,7 @@ uint32_t engine_tick_wait_ms(const engine *e)
         return (uint32_t)cap;
     uint64_t t = eng_now(e);
     uint64_t due = hello_due_ms(e);
-    uint64_t expiry = neigh_next_expiry(&e->nt, dead_interval_ms(e));
+    uint64_t expiry = neigh_next_expiry(&e->nt, eng_dead_interval_ms(e));
     if (expiry < due)
         due = expiry;
     uint64_t wait = due > t ? due - t : 0;
@@ -1024,7 +1025,7 @@ void engine_tick(engine *e)
      * hello a whole tick late */
     if (t + HELLO_SLACK_MS >= hello_due_ms(e))
         engine_send_hellos(e);
-    e->c.neighbor_down_events += neigh_expire(&e->nt, t, dead_interval_ms(e));
+    e->c.neighbor_down_events += neigh_expire(&e->nt, t, eng_dead_interval_ms(e));
     update_rates(e, t);
     ps_tick(e->ps);
     if (e->hier)

@@ -12,6 +12,9 @@
 #define ENGINE_FAIL_RATE_LIMIT_MS 50
 
 uint64_t eng_now(const engine *e);
+/* How long a neighbour may stay silent before it is declared dead: its
+ * dead_misses hello intervals and a quarter of one. */
+uint64_t eng_dead_interval_ms(const engine *e);
 /* Sends a frame on a port, counted; -1 (counted) when it cannot. */
 int eng_tx(engine *e, unsigned port, const uint8_t *frame, size_t len);
 void eng_put_eth(engine *e, uint8_t *frame, const uint8_t dst[6], unsigned port);
