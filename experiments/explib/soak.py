@@ -201,21 +201,24 @@ class Oracle:
             st = next((x for x in reversed(h) if x[0] <= t0), h[0])
             return 0.0 if self._connected(st[1], st[2], src, dst) else 1e-3
         out = 0.0
-        for i, (ts, links, nodes) in enumerate(h):
-            te = h[i + 1][0] if i + 1 < len(h) else float("inf")
+        for ts, te, links, nodes in self._spans():
             a, b = max(ts, t0), min(te, t1)
             if b > a and not self._connected(links, nodes, src, dst):
                 out += b - a
         return out
 
+    def _spans(self):
+        """Each failure state of the history with the time it held:
+        (start, end, down links, down nodes); the last one has no end."""
+        h = self.history
+        for i, (ts, links, nodes) in enumerate(h):
+            yield ts, h[i + 1][0] if i + 1 < len(h) else float("inf"), links, nodes
+
     def last_no_path(self, src: str, dst: str, t: float) -> tuple[float, float] | None:
         """The latest stretch of time without a path between src and dst
         that began before t, as (start, end) (end may be after t), or None."""
-        h = self.history
         end = None
-        for i in range(len(h) - 1, -1, -1):
-            ts, links, nodes = h[i]
-            te = h[i + 1][0] if i + 1 < len(h) else float("inf")
+        for ts, te, links, nodes in reversed(list(self._spans())):
             if ts >= t and end is None:
                 continue
             if not self._connected(links, nodes, src, dst):

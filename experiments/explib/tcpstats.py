@@ -125,16 +125,15 @@ def unbacked_rto_s(ss_text: str, rto_min_ms: float = 200.0) -> float | None:
     fired since the last ACK that moved the window, or an RTO far above
     the estimate: Linux clears the backoff on an ACK but keeps the RTO
     until a new RTT sample). Such an RTO no network repair can shorten."""
-    m = re.search(r"\brto:([0-9.]+)", ss_text)
-    if not m or re.search(r"\bbackoff:[1-9]", ss_text):
-        return None
+    f = {}
+    for k, v in _SS_FIELD.findall(ss_text):   # the first connection's fields
+        f.setdefault(k, v)
     t = _SS_TIMER.search(ss_text)
-    if t and t.group(1) == "on" and t.group(3) != "0":
+    if "rto" not in f or float(f.get("backoff", 0)) or (t and t.group(1) == "on" and t.group(3) != "0"):
         return None
-    rto = float(m.group(1))
-    r = re.search(r"\brtt:([0-9.]+)/([0-9.]+)", ss_text)
-    if r:
-        srtt, rttvar = float(r.group(1)), float(r.group(2))
+    rto = float(f["rto"])
+    if "rtt" in f:
+        srtt, rttvar = (float(x) for x in f["rtt"].split("/"))
         if rto > 1.25 * (srtt + max(4 * rttvar, rto_min_ms)) + 50:
             return None
     elif abs(rto - 3000) > 100:
