@@ -33,6 +33,8 @@
 
 #define TUN_BURST 64
 #define RX_BURSTS 4
+/* a tick later than this (s) reads the ports before it runs */
+#define TICK_LATE_S 0.05
 
 typedef struct agent {
     agent_options opt;
@@ -47,6 +49,7 @@ typedef struct agent {
     linkmon *lm;
     ev_io lm_w;
     ev_timer tick_w;
+    ev_tstamp tick_due; /* when tick_w was armed to fire (loop time) */
     ev_signal sig_w[2];
     ctl_server *ctl;
     pcap_writer *pcap;
@@ -294,6 +297,7 @@ static void arm_tick(agent *a, uint32_t ms)
     ev_timer_stop(a->loop, &a->tick_w);
     ev_timer_set(&a->tick_w, ms / 1000.0, 0.);
     ev_timer_start(a->loop, &a->tick_w);
+    a->tick_due = ev_now(a->loop) + ms / 1000.0;
 }
 
 /* After I/O: a first flow or failure makes the engine busy; its timers
@@ -427,10 +431,19 @@ static void log_neighbor_changes(agent *a)
 
 static void on_tick(struct ev_loop *loop, ev_timer *w, int revents)
 {
-    (void)loop;
     (void)w;
     (void)revents;
     agent *a = &A;
+    /* A tick that fires late means the agent waited for the CPU (a box
+     * busy starting thousands of agents): the hellos that arrived
+     * meanwhile are read before the tick judges the neighbours, which
+     * would otherwise expire neighbours whose hellos sit in the sockets.
+     * (libev calls an expired timer before the sockets that became
+     * readable with it, and after a SIGSTOP the wait returns no events.) */
+    if (ev_now(loop) - a->tick_due > TICK_LATE_S)
+        for (unsigned p = 0; p < ENGINE_MAX_PORTS; p++)
+            if (a->sock[p].fd >= 0)
+                ev_invoke(loop, &a->sock_w[p], EV_READ);
     kr_fold_stats(a); /* the kernel relay's frames count in the port meters */
     engine_tick(a->e);
     a->e->c.syscall_denied = syscall_filter_denied();
