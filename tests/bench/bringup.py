@@ -155,7 +155,8 @@ def main():
     ap.add_argument("--data-path", choices=DATA_PATHS, default=DEFAULT_DATA_PATH,
                     help="the agents' data path, as the testbed's option (default %(default)s, the testbed's)")
     ap.add_argument("--out", default=None,
-                    help="summary file (table.md is written beside it); a directory means DIR/summary.json "
+                    help="summary file (table.md is written beside it); a directory, or a path not ending in .json, "
+                         "means DIR/summary.json "
                          "(default results/bringup/DATE/summary.json, DATE the UTC day of the start; "
                          "--data-path agent: results/bringup-agent/DATE/)")
     a = ap.parse_args()
@@ -264,9 +265,11 @@ def check_options(a):
     """The output path and the plan of runs, or ValueError naming the bad
     option: checked before the first run, so that a typo costs nothing and a
     long run is never lost at the end because its file cannot be written.
-    An existing directory as --out means summary.json inside it."""
+    An existing directory as --out, or a path not ending in .json, means
+    summary.json inside it (table.md goes beside the summary, so a new
+    folder's name taken as a file would put its table over the parent's)."""
     out = os.path.abspath(a.out)
-    if os.path.isdir(out):
+    if os.path.isdir(out) or not out.endswith(".json"):
         out = os.path.join(out, "summary.json")
     parent = os.path.dirname(out)
     while not os.path.exists(parent):  # made at the first write

@@ -158,6 +158,19 @@ def test_a_directory_as_out_means_summary_json_inside(bench, tmp_path):
     assert plan == [("bcube n=4 k=1", "lxbr", "htb")]
 
 
+def test_a_new_folder_as_out_is_a_folder_not_a_file(bench, tmp_path):
+    """--out naming a folder not made yet: its summary.json inside it, so
+    that table.md, written beside the summary, does not land in (and
+    overwrite) the parent's table."""
+    import argparse
+    a = argparse.Namespace(out=str(tmp_path / "day" / "second-run"), sizes="16", switch="lxbr", no_2048=True,
+                           container_shapers="htb", ovs_max_links=0, hello_ms=0)
+    out, _ = bench.check_options(a)
+    assert out == str(tmp_path / "day" / "second-run" / "summary.json")
+    a.out = str(tmp_path / "s.json")
+    assert bench.check_options(a)[0] == str(tmp_path / "s.json")
+
+
 def test_the_container_runs_on_ovs_too_with_one_shaper_and_ovs_max_links_skips(bench, monkeypatch, tmp_path):
     import argparse
     a = argparse.Namespace(out=str(tmp_path), sizes="", switch="lxbr,ovs", no_2048=False,
