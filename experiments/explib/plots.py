@@ -1,12 +1,17 @@
-"""Figures in the papers' style (matplotlib, Agg backend: no display)."""
+"""Figures in the papers' style (matplotlib, Agg backend: no display).
+matplotlib is imported by the first figure, not with the experiment: it
+is a quarter of a script's start (its --help, its errors for bad input)."""
 from __future__ import annotations
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-
 PAPER_STYLE = dict(color="0.55", hatch="//", edgecolor="0.3")
+
+
+def _figure(size):
+    """A new figure and its axes (matplotlib's Agg backend, imported here)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    return plt.subplots(figsize=size)
 
 
 def _finish(fig, ax, path, note):
@@ -17,6 +22,7 @@ def _finish(fig, ax, path, note):
         fig.text(0.01, 0.01, note, fontsize=6, color="0.3")
     fig.tight_layout(rect=(0, 0.04 if note else 0, 1, 1))
     fig.savefig(path, dpi=120)
+    import matplotlib.pyplot as plt
     plt.close(fig)
 
 
@@ -31,7 +37,7 @@ def bars(path: str, title: str, groups: list[str], series: list[tuple], ylabel: 
     """Grouped bars, each labelled with its value (bar_label). groups: labels
     on the x axis; series: [(label, [values], style)]; errors: {series label:
     [[low, high] or None per group]}, drawn as error bars."""
-    fig, ax = plt.subplots(figsize=(6.4, 3.8))
+    fig, ax = _figure((6.4, 3.8))
     n = len(series)
     width = 0.8 / max(1, n)
     for i, (label, vals, style) in enumerate(series):
@@ -53,7 +59,7 @@ def bars(path: str, title: str, groups: list[str], series: list[tuple], ylabel: 
 def timeline(path: str, title: str, curves: list[tuple], ylabel: str, events: tuple = (), note: str | None = None,
              xlabel: str = "time (s)") -> None:
     """curves: [(label, [(t, v)], style)]; events: [(t, text)] drawn as verticals."""
-    fig, ax = plt.subplots(figsize=(6.4, 3.8))
+    fig, ax = _figure((6.4, 3.8))
     for label, pts, style in curves:
         if pts:
             ax.plot([p[0] for p in pts], [p[1] for p in pts], label=label, **(style or {}))
@@ -71,7 +77,7 @@ def timeline(path: str, title: str, curves: list[tuple], ylabel: str, events: tu
 def runs(path: str, title: str, summary: dict) -> None:
     """Every run's ratio (valid: dots, invalid: crosses), their mean with its
     95 % interval (a band), and the paper's ratio (a dashed line)."""
-    fig, ax = plt.subplots(figsize=(6.4, 3.2))
+    fig, ax = _figure((6.4, 3.2))
     table = summary.get("run_table") or []
     for r in table:
         v = r.get("ratio_measured")
