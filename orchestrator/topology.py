@@ -27,8 +27,8 @@ class DisjointSets(dict):
 
 
 def tool_path(build_dir: str, name: str) -> str | None:
-    """Locate a project binary (dcn-topo, dcn-agent, dcn-ctl) in a build tree."""
-    for sub in ("agent/src/cli", "agent/src/agent", "agent/src/tools", "agent/src", "bin", ""):
+    """Locate a project binary (dcn-topo, dcn-agent, dcn-ctl, dcn-sim) in a build tree."""
+    for sub in ("agent/src/cli", "agent/src/agent", "agent/src/tools", "agent/src/sim", "agent/src", "bin", ""):
         p = os.path.join(build_dir, sub, name)
         if os.path.isfile(p) and os.access(p, os.X_OK):
             return os.path.abspath(p)

@@ -172,6 +172,10 @@ class Net:
     def traffic_window(self, t0: float, t1: float) -> None:
         self.windows.append((t0, t1))
 
+    def server_names(self) -> list[str]:
+        """The servers' names, in the wiring's order."""
+        return [s["name"] for s in self.tb.wiring.server_list]
+
     def uplink_dirs(self) -> list[str]:
         """Both directions ("A>B") of every switch-switch link: the tree's
         uplinks, which an all-to-all must fill."""

@@ -23,18 +23,22 @@ beside the analytic prediction:
   analytic_abt()    ABT = server link ends / mean server hops (the BCube
                     method, as the BCDC notes correct Theorem 4)
   tree_abt()        the tree's all-to-all bound at its leaf uplinks
+  sim_all_to_all()  dcn-sim's all-to-all on the same topology, per routing
 """
 from __future__ import annotations
 
 import collections
+import csv
+import io
 import os
 import random
+import subprocess
 import sys
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from . import traffic
-from .experiment import AGENT_TABLE_MBPS
+from .experiment import AGENT_TABLE_MBPS, ExperimentError
 
 if TYPE_CHECKING:
     from .experiment import Experiment
@@ -264,6 +268,37 @@ def analytic_abt(st: dict) -> tuple:
     ends = st["links_by_kind"]["server-switch"] + 2 * st["links_by_kind"]["server-server"]
     mean = st["bfs"]["server_hops"]["mean"]
     return ends / mean, ends, mean
+
+
+SIM_ROUTINGS = ("shortest", "bsr", "bsr-greedy")
+SIM_SEEDS = 5
+
+
+def sim_all_to_all(ex: Experiment, spec: str, routings: Iterable[str]) -> dict:
+    """dcn-sim's all-to-all on the same topology, one entry per routing:
+    {"abt_links", "max_link_flows", "mean_server_hops"}, each the mean over
+    SIM_SEEDS seeds (the random choices of bsr). dcn-sim's ABT gives every
+    flow its bottleneck link's fair share on fixed paths, which is the
+    completion of equal transfers: total bytes / completion, the figure the
+    emulation measures as abt_links (docs/simulator.md)."""
+    from orchestrator.topology import tool_path
+    exe = tool_path(ex.a.build_dir, "dcn-sim")
+    if not exe:
+        raise ExperimentError(f"dcn-sim not found in {ex.a.build_dir} (make build)")
+    out = {}
+    for routing in routings:
+        r = subprocess.run([exe, *spec.split(), "--pattern", "all-to-all", "--routing", routing, "--link-gbps", "1",
+                            "--seeds", str(SIM_SEEDS), "--csv", "-", "--quiet"],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        if r.returncode != 0:
+            raise ExperimentError(f"dcn-sim {spec} --routing {routing}: {r.stderr.strip()}")
+        rows = list(csv.DictReader(io.StringIO(r.stdout)))
+
+        def mean(key):
+            return round(sum(float(x[key]) for x in rows) / len(rows), 3)
+        out[routing] = {"abt_links": mean("abt_gbps"), "max_link_flows": mean("max_link_flows"),
+                        "mean_server_hops": mean("mean_hops")}
+    return out
 
 
 def tree_params(spec: str) -> dict:

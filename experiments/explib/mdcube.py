@@ -114,27 +114,11 @@ def own_paths(watcher: PathWatcher) -> list:
 def all_to_all(ex: Experiment, net: Net, names: list[str], per_conn: int, label: str, watch: bool = False) -> tuple:
     """Every server of `names` sends per_conn bytes to every other one (dcn-relay,
     one TCP connection each). Returns (record, aggregate series into `names`, t0)."""
-    plan = traffic.all_to_all_plan(names, per_conn)
-    watcher = seg = None
-    if watch:
-        watcher = PathWatcher(net.tb, names, period=2.0,
-                              match=lambda f: f["proto"] == 6 and plan.port_base <= f["dport"] < plan.port_base + 100)
-        seg = SegmentWatcher(net.tb, names, period=2.0)
-        watcher.start()
-        seg.start()
-    n = len(names)
-    res, got, t0, done = traffic.run_relays(ex, net.tb, plan,
-                                            timeout=per_conn * 8 * (n - 1) / (ex.a.link_mbps * 1e6) * 8 + 120)
-    if watcher:
-        watcher.stop()
-        seg.stop()
-    net.traffic_window(t0 + 2, t0 + (done or 3))
-    ex.write_json(f"raw/{label}_relays.json", {"%s:%s" % k: v for k, v in res.items()})
-    failed = sum(1 for r in res.values() if r.get("exit") != 0)
-    failed += sum(1 for x in names if got.get(x, 0) < per_conn * (n - 1))
-    per_server = sum(got.values()) / n * 8 / done / 1e6 if done else None
-    rec = {"completion_s": r2(done), "per_server_mbps": r2(per_server), "failed": failed,
-           "bytes_delivered": sum(got.values()), "connection_end_s": traffic.connection_ends(res, t0)}
+    seg = SegmentWatcher(net.tb, names, period=2.0) if watch else None
+    run = traffic.all_to_all_run(ex, net, names, per_conn, label, watch=watch, beside=[seg] if seg else [])
+    watcher, got, t0, done = run.watcher, run.got, run.t0, run.done
+    rec = {"completion_s": r2(done), "per_server_mbps": r2(run.per_server), "failed": run.failed,
+           "bytes_delivered": sum(got.values()), "connection_end_s": run.ends}
     if watcher:
         jumps = jumps_of(watcher, seg)
         rec["flows_seen_by_agents"] = len(jumps)

@@ -2,10 +2,11 @@
 for with progress, and dcn-relay transfers (pipelined trees of servers)."""
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from orchestrator import state
@@ -14,6 +15,7 @@ from .experiment import ExperimentError
 
 if TYPE_CHECKING:
     from orchestrator.testbed import Testbed
+    from .agentctl import PathWatcher
     from .experiment import Experiment, Net
 
 
@@ -200,7 +202,7 @@ def all_to_all_point(ex: Experiment, net: Net, rate: float, seconds: float) -> d
     (connections whose sender or receiver failed), goodput_per_server_mbps
     (bytes received by all servers / servers / start to last byte; 0 when
     it never finished), cpu (net.cpu.stats over the window), window."""
-    names = [s["name"] for s in net.tb.wiring.server_list]
+    names = net.server_names()
     per_conn = max(1 << 16, int(rate * 1e6 / 8 * seconds * 0.75 / (len(names) - 1)))
     res, got, t0, done = run_relays(ex, net.tb, all_to_all_plan(names, per_conn), timeout=seconds * 8 + 60)
     end = t0 + (done or seconds)
@@ -210,6 +212,54 @@ def all_to_all_point(ex: Experiment, net: Net, rate: float, seconds: float) -> d
     return {"names": names, "res": res, "got": got, "done": done,
             "failed": sum(1 for r in res.values() if r.get("exit") != 0),
             "goodput_per_server_mbps": total / len(names), "cpu": net.cpu.stats(w0, w1), "window": (w0, w1)}
+
+
+@dataclasses.dataclass
+class AllToAllRun:
+    """What all_to_all_run() measured: the relays' records and per-server
+    bytes (as run_relays), t0 and completion (first byte sent to last byte
+    received), per-server goodput in Mb/s, failed (connections whose sender
+    or receiver failed, and servers short of their bytes), the connections'
+    ends (connection_ends) and, when watched, the PathWatcher."""
+    res: dict
+    got: dict
+    t0: float
+    done: float | None
+    per_server: float | None
+    failed: int
+    ends: dict | None
+    watcher: PathWatcher | None = None
+
+
+def all_to_all_run(ex: Experiment, net: Net, names: list[str], per_conn: int, label: str, watch: bool = False,
+                   beside: Iterable = ()) -> AllToAllRun:
+    """The all-to-all experiments' pattern: every server of `names` sends
+    per_conn bytes to every other one, one TCP connection each (dcn-relay).
+    watch: a PathWatcher polls the data connections of every source agent
+    every 2 s, and the threads of `beside` (started, not yet running) run
+    with it. The traffic window is 2 s in to the last byte; every relay's
+    record goes to raw/<label>_relays.json."""
+    from .agentctl import PathWatcher
+    plan = all_to_all_plan(names, per_conn)
+    n = len(names)
+    watchers = []
+    watcher = None
+    if watch:  # the data connections: TCP towards the receivers' ports
+        watcher = PathWatcher(net.tb, names, period=2.0,
+                              match=lambda f: f["proto"] == 6 and plan.port_base <= f["dport"] < plan.port_base + n)
+        watchers = [watcher] + list(beside)
+    for w in watchers:
+        w.start()
+    res, got, t0, done = run_relays(ex, net.tb, plan,
+                                    timeout=per_conn * 8 * (n - 1) / (ex.a.link_mbps * 1e6) * 8 + 120)
+    for w in watchers:
+        w.stop()
+    net.traffic_window(t0 + 2, t0 + (done or 3))
+    ex.write_json(f"raw/{label}_relays.json", {"%s:%s" % k: v for k, v in res.items()})
+    failed = sum(1 for r in res.values() if r.get("exit") != 0)
+    failed += sum(1 for x in names if got.get(x, 0) < per_conn * (n - 1))
+    per_server = sum(got.values()) / n * 8 / done / 1e6 if done else None
+    return AllToAllRun(res, got, t0, done, per_server, failed, connection_ends(res, t0), watcher)
 
 
 def run_relays(ex: Experiment, tb: Testbed, plan: RelayPlan, timeout: float = 600,

@@ -175,6 +175,10 @@ def test_family_tiny(tmp_path, fam, script, extra):
     for k in FIELDS + ["family", "analytic", "ratio_analytic"]:
         assert k in s, "summary lacks %s" % k
     assert s["experiment"] == name and s["family"] == fam
+    if script == "family-all-to-all":  # dcn-sim on the same topology beside the measurement
+        assert set(s["sim"]) == {"shortest", "bsr", "bsr-greedy", "brouting"}, s["sim"]
+        assert all(v["abt_links"] > 0 and v["mean_server_hops"] >= 1 for v in s["sim"].values()), s["sim"]
+        assert isinstance(s["analytic"]["server_link_ends"], int), s["analytic"]
     assert "flows failed" not in reasons(s, out), r.stdout[-2000:]
     assert list(out.glob("*.png")), "no plot"
     assert not os.path.exists(str(out) + ".partial")
