@@ -340,7 +340,7 @@ static void check_bcdc(const char *spec)
 START_TEST(bcdc_apart_and_halves_in_their_boxes)
 {
     for (int n = 3; n <= 11; n++) {
-        char spec[16];
+        char spec[24]; /* "bcdc n=" and any int */
         snprintf(spec, sizeof spec, "bcdc n=%d", n);
         check_bcdc(spec);
     }

@@ -45,7 +45,7 @@ static void hcn_formulas(const dcn_topo *t, struct dcn_json *j)
     dcn_json_int(j, "server_switch_cables", servers);
     dcn_json_int(j, "port2_cables", (servers - n) / 2);
     for (long long lv = 1; lv <= h; lv++) {
-        char key[32];
+        char key[48]; /* "port2_cables_level_" and any long long */
         snprintf(key, sizeof key, "port2_cables_level_%lld", lv);
         dcn_json_int(j, key, (long long)hcn_ipow((uint64_t)n, (uint32_t)(h - lv + 1)) * (n - 1) / 2);
     }
