@@ -16,17 +16,26 @@ one_family() { # in a subshell: own namespaces and cleanup
   DCNT_AGENT_ARGS="--hello-ms 100 --data-path agent"
   . "$here/agent_netns_lib.sh"
   dcnt_up 20
-  local n=0 bad=0
+  local n=0 bad=0 a b pids=()
+  # every source pings every other server from one shell in its namespace,
+  # the sources side by side; each writes the pairs that did not answer
   for a in "${DCNT_SERVERS[@]}"; do
+    local dsts=()
     for b in "${DCNT_SERVERS[@]}"; do
-      [ "$a" = "$b" ] && continue
-      n=$((n+1))
-      if ! dcnt_in "$a" ping -c 1 -W 2 "$(dcnt_ip "$b")" >/dev/null 2>&1; then
-        # one retry: the very first packet of a flow may race the probes
-        dcnt_in "$a" ping -c 1 -W 2 "$(dcnt_ip "$b")" >/dev/null 2>&1 || { echo "no reply $a -> $b"; bad=$((bad+1)); }
-      fi
+      [ "$a" = "$b" ] || { dsts+=("$b=$(dcnt_ip "$b")"); n=$((n+1)); }
     done
+    dcnt_in "$a" bash -c '
+      a=$1; shift
+      for d in "$@"; do
+        # one retry: the very first packet of a flow may race the probes
+        ping -c 1 -W 2 "${d#*=}" >/dev/null 2>&1 || ping -c 1 -W 2 "${d#*=}" >/dev/null 2>&1 \
+          || echo "no reply $a -> ${d%%=*}"
+      done' _ "$a" "${dsts[@]}" >"$DCNT_WORK/noreply.$a" &
+    pids+=($!)
   done
+  for p in "${pids[@]}"; do wait "$p"; done
+  cat "$DCNT_WORK"/noreply.*
+  bad=$(cat "$DCNT_WORK"/noreply.* | wc -l)
   # full-size packets (dcn0's MTU, don't fragment) fit the links with the header
   local a=${DCNT_SERVERS[0]} b=${DCNT_SERVERS[${#DCNT_SERVERS[@]}-1]} mtu
   mtu=$(dcnt_in "$a" cat /sys/class/net/dcn0/mtu)
