@@ -72,9 +72,11 @@ def test_data_path_all_to_all_runs_both(tmp_path):
                        stderr=subprocess.STDOUT, text=True, timeout=60)
     assert r.returncode == 2 and "runs both data paths itself" in r.stdout, r.stdout
     out = tmp_path / "dpa"
-    # 4 s of traffic leaves about 2 s of steady window: a few CPU samples
-    r = subprocess.run([exe, "--rounds", "1", "--seconds", "4", "--link-mbps", "10", "--out", str(out),
-                        "--build-dir", BUILD], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300)
+    # 4 s of traffic leaves about 2 s of steady window: a few CPU samples;
+    # BCube_1 n=2 (4 servers, 12 connections, relays on the 2-hop pairs)
+    r = subprocess.run([exe, "--rounds", "1", "--seconds", "4", "--link-mbps", "10", "--topo", "bcube n=2 k=1",
+                        "--out", str(out), "--build-dir", BUILD],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300)
     assert r.returncode in (0, 3), r.stdout[-3000:]
     with open(out / "summary.json") as f:
         s = json.load(f)
