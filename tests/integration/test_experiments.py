@@ -179,6 +179,7 @@ def test_family_tiny(tmp_path, fam, script, extra):
         assert set(s["sim"]) == {"shortest", "bsr", "bsr-greedy", "brouting"}, s["sim"]
         assert all(v["abt_links"] > 0 and v["mean_server_hops"] >= 1 for v in s["sim"].values()), s["sim"]
         assert isinstance(s["analytic"]["server_link_ends"], int), s["analytic"]
+        assert "emulation_vs_sim" in first_run(out)["measured"], first_run(out)["measured"]
     assert "flows failed" not in reasons(s, out), r.stdout[-2000:]
     assert list(out.glob("*.png")), "no plot"
     assert not os.path.exists(str(out) + ".partial")

@@ -25,8 +25,10 @@ static void usage(FILE *out)
           "               [--threads T] [--link-gbps G] [--highspeed-gbps G] [--sample-flows F]\n"
           "               [--csv FILE] [--levels-csv FILE] [--hist-csv FILE] [--quiet]\n"
           "FAMILY: any of `dcn-topo families`, or mlfattree (the BCube paper's multi-level fat-tree).\n"
-          "--routing: bsr (path set, least-loaded path), ecmp (random path), or an algorithm of the\n"
-          "family (route, dfr, shortest, ...), optionally with :first, :least-loaded or :random.\n"
+          "--routing: bsr (the family's path set, a surviving path drawn uniformly: BSR's probe ties\n"
+          "read as a uniform draw; the agents take the shorter path), bsr-greedy (the set, the\n"
+          "least-loaded path given the flows placed before), ecmp (random path), or an algorithm of\n"
+          "the family (route, dfr, shortest, ...), optionally with :first, :least-loaded or :random.\n"
           "One CSV row per (ratio, seed); '-' writes to stdout. Progress on stderr unless --quiet.\n",
           out);
 }
