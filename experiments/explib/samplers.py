@@ -120,6 +120,16 @@ class LinkSampler(_Sampler):
             out[name] = sum(vals) / len(vals) if vals else None
         return out
 
+    def link_loads(self, t0: float | None = None, t1: float | None = None) -> list[float]:
+        """Mean Mb/s of every link over the window: the mean of its two
+        directions (a direction never sampled counts 0), as the BCube
+        paper gives its link load."""
+        both = {}
+        for name, r in self.mean_rates(t0, t1).items():
+            a, b = name.split(">")
+            both.setdefault(tuple(sorted((a, b))), []).append(r or 0.0)
+        return [sum(v) / 2 for v in both.values()]
+
     def utilisation(self, t0: float | None = None, t1: float | None = None) -> dict:
         rates = self.mean_rates(t0, t1)
         return {n: (None if r is None or not self.capacity[n] else r / self.capacity[n]) for n, r in rates.items()}
